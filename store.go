@@ -1,0 +1,133 @@
+package mynah
+
+import (
+	"context"
+	"time"
+)
+
+// Intake is the durable effect of one Telegram update, applied atomically by Inbox.Accept.
+type Intake struct {
+	Chat    Chat
+	Users   []User   // people seen in the update (sender, reply sender, mentioned)
+	Message *Message // stored (or, when Edit is true, its text and entities updated)
+	Edit    bool
+	// Reset starts a new session for Message.Chat after Message (the /reset command).
+	Reset bool
+	// Turn, when non-nil, queues work for the agent in this chat.
+	Turn *Turn
+}
+
+// Inbox is the intake contract: an update is acknowledged to Telegram only after Accept
+// returned nil.
+type Inbox interface {
+	// Accept records updateID for agent as handled and applies in, all or nothing.
+	// It returns false and changes nothing when the update was accepted before.
+	Accept(ctx context.Context, agent string, updateID int64, in Intake) (bool, error)
+}
+
+// Turn is queued work for an agent in one chat: answer Target with the model, or, when
+// Static is set, send Static without calling the model (command replies, apologies).
+type Turn struct {
+	ID       int64 // assigned by the store
+	Agent    string
+	Chat     ChatID
+	ThreadID int64
+	Target   MessageID
+	Static   string
+	ReplyTo  MessageID // reply to this message; 0 sends a plain message
+	Created  time.Time
+}
+
+// OutPart is one message to deliver. Key is unique per agent (turn id and part index), so
+// a part is enqueued and sent at most once.
+type OutPart struct {
+	ID       int64 // assigned by the store
+	Agent    string
+	Chat     ChatID
+	ThreadID int64
+	Key      string
+	HTML     string // Telegram HTML; empty when only Plain applies
+	Plain    string // the same text without markup, used when Telegram rejects the HTML
+	ReplyTo  MessageID
+	Created  time.Time
+}
+
+// Turns is the persistent queue of turns.
+type Turns interface {
+	// PendingTurns returns up to limit unfinished turns of agent, oldest first.
+	PendingTurns(ctx context.Context, agent string, limit int) ([]Turn, error)
+	// FinishTurn marks the turn done and enqueues parts for delivery, atomically.
+	FinishTurn(ctx context.Context, turnID int64, parts []OutPart) error
+}
+
+// Outbox is the persistent delivery queue.
+type Outbox interface {
+	// PendingParts returns undelivered parts of agent in enqueue order.
+	PendingParts(ctx context.Context, agent string, limit int) ([]OutPart, error)
+	// MarkSent records that part was delivered as sent, storing sent as the agent's own
+	// message in the same transaction.
+	MarkSent(ctx context.Context, partID int64, sent Message) error
+	// MarkFailed records that part will never be delivered (for example, the bot was
+	// blocked), with a reason for operators.
+	MarkFailed(ctx context.Context, partID int64, reason string) error
+}
+
+// Messages reads stored messages.
+type Messages interface {
+	// Message returns one message or ErrNotFound.
+	Message(ctx context.Context, agent string, chat ChatID, id MessageID) (Message, error)
+	// History returns the newest messages of chat with id > after (and, when thread is
+	// non-zero, in that forum topic), at most limit of them, in chronological order.
+	History(ctx context.Context, agent string, chat ChatID, thread int64, after MessageID, limit int) ([]Message, error)
+}
+
+// Session is the current conversation of an agent in a chat: the prompt includes only
+// messages after Start. Old sessions' messages stay stored.
+type Session struct {
+	Agent   string
+	Chat    ChatID
+	Start   MessageID // the prompt includes messages with id > Start
+	Started time.Time
+}
+
+// Sessions reads the current session of a chat.
+type Sessions interface {
+	// Session returns the current session; a chat without a reset has Start 0.
+	Session(ctx context.Context, agent string, chat ChatID) (Session, error)
+}
+
+// Chats records per-chat delivery state.
+type Chats interface {
+	Chat(ctx context.Context, agent string, id ChatID) (Chat, error)
+	// SetBlocked marks that the chat's user blocked the agent's bot (or unblocked it).
+	SetBlocked(ctx context.Context, agent string, id ChatID, blocked bool) error
+	Blocked(ctx context.Context, agent string, id ChatID) (bool, error)
+}
+
+// Usage is the token count of one provider call.
+type Usage struct {
+	Agent        string
+	Chat         ChatID
+	Model        string // provider/model
+	InputTokens  int
+	OutputTokens int
+	CachedTokens int
+	Time         time.Time
+}
+
+// UsageLog records provider usage.
+type UsageLog interface {
+	RecordUsage(ctx context.Context, u Usage) error
+}
+
+// Store is everything a backend provides. Consumers depend on the narrow interfaces.
+type Store interface {
+	Inbox
+	Turns
+	Outbox
+	Messages
+	Sessions
+	Chats
+	UsageLog
+	Close() error
+}
