@@ -1,0 +1,169 @@
+package telegram
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mymmrac/telego"
+
+	"github.com/mynah-ai/mynah"
+)
+
+func at(sec int64) time.Time { return time.Unix(sec, 0).UTC() }
+
+var (
+	anna      = mynah.User{ID: 5551234, FirstName: "Anna", Username: "annap"}
+	annaFull  = mynah.User{ID: 5551234, FirstName: "Anna", LastName: "Petrova", Username: "annap"}
+	mynahBot  = mynah.User{ID: 6000000001, FirstName: "Mynah", Username: "mynah_bot", IsBot: true}
+	annaChat  = mynah.Chat{ID: 5551234, Type: mynah.ChatPrivate, Username: "annap"}
+	birdClub  = mynah.Chat{ID: -1001234567890, Type: mynah.ChatSupergroup, Title: "Птичий клуб"}
+	birdClubU = mynah.Chat{ID: -1001234567890, Type: mynah.ChatSupergroup, Title: "Птичий клуб", Username: "birdclub"}
+	lab       = mynah.Chat{ID: -1001112223334, Type: mynah.ChatSupergroup, Title: "Mynah Lab", IsForum: true}
+	birdNews  = mynah.User{ID: -1009876543210, FirstName: "Bird News", Username: "birdnews"}
+)
+
+func TestNormalize(t *testing.T) {
+	anya := mynah.User{ID: 7770001, FirstName: "Анна", LastName: "Смирнова"}
+	boris := mynah.User{ID: 8880001, FirstName: "Boris", Username: "boris"}
+	tests := []struct {
+		fixture string
+		want    Update
+	}{
+		{"private_text", Update{ID: 730001, Kind: "message", Chat: mynah.Chat{ID: 5551234, Type: mynah.ChatPrivate, Username: "annap"},
+			Users: []mynah.User{annaFull},
+			Message: &mynah.Message{Chat: annaChat, ID: 17, Sender: annaFull, Time: at(1763683200), Text: "/start hello",
+				Entities: []mynah.Entity{{Type: "bot_command", Offset: 0, Length: 6}}}}},
+		{"group_mention", Update{ID: 730002, Kind: "message", Chat: birdClubU, Users: []mynah.User{anna, anya},
+			Message: &mynah.Message{Chat: birdClubU, ID: 2041, Sender: anna, Time: at(1763683260),
+				Text: "Привет 👋 @mynah_bot, спроси у Анны про 🦜 попугая",
+				Entities: []mynah.Entity{
+					{Type: "mention", Offset: 10, Length: 10},
+					{Type: "text_mention", Offset: 31, Length: 4, User: &anya},
+					{Type: "custom_emoji", Offset: 40, Length: 2},
+				}}}},
+		{"reply", Update{ID: 730003, Kind: "message", Chat: birdClub, Users: []mynah.User{anna, mynahBot},
+			Message: &mynah.Message{Chat: birdClub, ID: 2045, Sender: anna, Time: at(1763683320), Text: "Really?",
+				ReplyTo: &mynah.ReplyRef{ID: 2042, Sender: mynahBot, Text: "Parrots can live for 60 years."}}}},
+		{"external_reply", Update{ID: 730017, Kind: "message", Chat: annaChat, Users: []mynah.User{anna, birdNews},
+			Message: &mynah.Message{Chat: annaChat, ID: 24, Sender: anna, Time: at(1763684140), Text: "is this true?",
+				ReplyTo: &mynah.ReplyRef{Sender: birdNews, Text: "imitate human speech"}}}},
+		{"forward_user", Update{ID: 730004, Kind: "message", Chat: annaChat, Users: []mynah.User{anna, boris},
+			Message: &mynah.Message{Chat: annaChat, ID: 18, Sender: anna, Time: at(1763683400), Text: "see you at 8",
+				Forward: &mynah.Forward{Kind: "user", From: boris, Date: at(1763600000)}}}},
+		{"forward_hidden_user", Update{ID: 730005, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: annaChat, ID: 19, Sender: anna, Time: at(1763683460), Text: "don't tell anyone",
+				Forward: &mynah.Forward{Kind: "hidden_user", Name: "Secret Sam", Date: at(1763600100)}}}},
+		{"forward_channel", Update{ID: 730006, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: annaChat, ID: 20, Sender: anna, Time: at(1763683520), Text: "Mynahs can imitate human speech.",
+				Forward: &mynah.Forward{Kind: "channel", Name: "Bird News", ChatID: -1009876543210, MessageID: 311, Date: at(1763500000)}}}},
+		{"photo_caption", Update{ID: 730007, Kind: "message", Chat: birdClub, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: birdClub, ID: 2050, Sender: anna, Time: at(1763683580), Text: "Кеша 🦜 на балконе",
+				Entities: []mynah.Entity{{Type: "bold", Offset: 0, Length: 4}},
+				Media:    []mynah.Media{{Kind: mynah.MediaPhoto, FileID: "AgACAgIAAxkBAAIBM2c_x", FileUniqueID: "AQADs_x", Width: 1280, Height: 960}}}}},
+		{"sticker", Update{ID: 730008, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: annaChat, ID: 21, Sender: anna, Time: at(1763683640),
+				Media: []mynah.Media{{Kind: mynah.MediaSticker, FileID: "CAACAgIAAxkBAAICmGc", FileUniqueID: "AgADnw",
+					MimeType: "application/x-tgsticker", Emoji: "😂", SetName: "HotCherry", Width: 512, Height: 512}}}}},
+		{"voice", Update{ID: 730009, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: annaChat, ID: 22, Sender: anna, Time: at(1763683700),
+				Media: []mynah.Media{{Kind: mynah.MediaVoice, FileID: "AwACAgIAAxkBAAIC", FileUniqueID: "AgADvoice", MimeType: "audio/ogg", Duration: 7}}}}},
+		{"animation", Update{ID: 730018, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: annaChat, ID: 25, Sender: anna, Time: at(1763684200),
+				Media: []mynah.Media{{Kind: mynah.MediaAnimation, FileID: "CgACAgQAAxkBAAIC", FileUniqueID: "AgADanim",
+					MimeType: "video/mp4", FileName: "dance.mp4", Width: 320, Height: 240, Duration: 3}}}}},
+		{"location", Update{ID: 730021, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: annaChat, ID: 27, Sender: anna, Time: at(1763684360),
+				Media: []mynah.Media{{Kind: mynah.MediaLocation, Description: "55.751244,37.618423"}}}}},
+		// A topic's messages "reply" to its creation message: that is no reply.
+		{"forum_topic", Update{ID: 730010, Kind: "message", Chat: lab, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: lab, ID: 812, ThreadID: 800, Sender: anna, Time: at(1763683760),
+				Text: "@mynah_bot what did we try yesterday?", Entities: []mynah.Entity{{Type: "mention", Offset: 0, Length: 10}}}}},
+		{"forum_topic_reply", Update{ID: 730011, Kind: "message", Chat: lab, Users: []mynah.User{anna, mynahBot},
+			Message: &mynah.Message{Chat: lab, ID: 815, ThreadID: 800, Sender: anna, Time: at(1763683820), Text: "which ones?",
+				ReplyTo: &mynah.ReplyRef{ID: 813, Sender: mynahBot, Text: "We tried seed mixes."}}}},
+		{"edited_message", Update{ID: 730012, Kind: "edited_message", Edited: true, Chat: annaChat, Users: []mynah.User{annaFull},
+			Message: &mynah.Message{Chat: annaChat, ID: 17, Sender: annaFull, Time: at(1763683200), Edited: at(1763683900),
+				Text: "/start hello again", Entities: []mynah.Entity{{Type: "bot_command", Offset: 0, Length: 6}}}}},
+		{"channel_post", Update{ID: 730013, Kind: "channel_post",
+			Chat:  mynah.Chat{ID: -1009876543210, Type: mynah.ChatChannel, Title: "Bird News", Username: "birdnews"},
+			Users: []mynah.User{birdNews},
+			Message: &mynah.Message{Chat: mynah.Chat{ID: -1009876543210, Type: mynah.ChatChannel, Title: "Bird News", Username: "birdnews"},
+				ID: 312, Sender: birdNews, Time: at(1763683960), Text: "Daily fact: mynahs are starlings."}}},
+		{"anonymous_admin", Update{ID: 730014, Kind: "message", Chat: birdClubU,
+			Users: []mynah.User{{ID: -1001234567890, FirstName: "Птичий клуб", Username: "birdclub"}},
+			Message: &mynah.Message{Chat: birdClubU, ID: 2060, Time: at(1763684020), Text: "Rules: be kind to birds.",
+				Sender: mynah.User{ID: -1001234567890, FirstName: "Птичий клуб", Username: "birdclub"}}}},
+		{"new_members", Update{ID: 730019, Kind: "message", Chat: birdClub,
+			Users: []mynah.User{anna, {ID: 9990001, FirstName: "Vera"}},
+			Message: &mynah.Message{Chat: birdClub, ID: 2070, Sender: anna, Time: at(1763684260),
+				Media: []mynah.Media{{Kind: "new_chat_members"}}}}},
+		{"callback_query", Update{ID: 730020, Kind: "callback_query", Chat: annaChat,
+			Users: []mynah.User{anna}}},
+		{"unknown_kind", Update{ID: 730015, Kind: "unknown"}},
+		// Content newer than telego is kept as placeholders rather than an empty message.
+		{"unknown_field", Update{ID: 730016, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
+			Message: &mynah.Message{Chat: annaChat, ID: 23, Sender: anna, Time: at(1763684080),
+				Media: []mynah.Media{{Kind: "hologram"}, {Kind: "some_new_flag"}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join("testdata", "updates", tt.fixture+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := decodeUpdate(raw)
+			if err != nil {
+				t.Fatalf("decodeUpdate: %v", err)
+			}
+			if diff := cmp.Diff(got, tt.want); diff != "" {
+				t.Errorf("decodeUpdate (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNormalizeTelegoOnly checks Normalize on its own: it sees only what telego decoded,
+// so unknown fields are not there, but the message is.
+func TestNormalizeTelegoOnly(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "updates", "unknown_field.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tu telego.Update
+	if err := json.Unmarshal(raw, &tu); err != nil {
+		t.Fatal(err)
+	}
+	got := Normalize(tu)
+	want := Update{ID: 730016, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
+		Message: &mynah.Message{Chat: annaChat, ID: 23, Sender: anna, Time: at(1763684080)}}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("Normalize (-got +want):\n%s", diff)
+	}
+}
+
+func TestDecodeUpdateMalformed(t *testing.T) {
+	tests := []struct {
+		name   string
+		raw    string
+		wantID int64
+	}{
+		{"message is not an object", `{"update_id": 41, "message": "oops"}`, 41},
+		{"unknown forward origin", `{"update_id": 42, "message": {"message_id": 1, "date": 1, "chat": {"id": 1, "type": "private"}, "forward_origin": {"type": "wormhole", "date": 1}}}`, 42},
+		{"not JSON", `{"update_id": 43, `, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := decodeUpdate([]byte(tt.raw))
+			if err == nil {
+				t.Fatalf("decodeUpdate(%s) = %+v, want an error", tt.raw, got)
+			}
+			if got.ID != tt.wantID {
+				t.Errorf("decodeUpdate(%s).ID = %d, want %d", tt.raw, got.ID, tt.wantID)
+			}
+		})
+	}
+}

@@ -1,0 +1,123 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mymmrac/telego"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// Outgoing is one text message to send.
+type Outgoing struct {
+	Chat     mynah.ChatID
+	ThreadID int64 // forum topic; 0 for none
+	Text     string
+	HTML     bool            // send with parse_mode HTML; Text must then be Telegram HTML
+	ReplyTo  mynah.MessageID // reply to this message of Chat; 0 for none
+}
+
+// Send sends o (sendMessage) and returns the message Telegram created, mapped like an
+// inbound one but with Outgoing set and the bot as Sender; Agent is left for the caller.
+// Telegram's refusals come back as *Error: see IsParseError, IsReplyNotFound, IsBlocked and
+// RetryAfter for the ones a caller can act on.
+func (b *Bot) Send(ctx context.Context, o Outgoing) (mynah.Message, error) {
+	p := &telego.SendMessageParams{
+		ChatID:          telego.ChatID{ID: int64(o.Chat)},
+		MessageThreadID: int(o.ThreadID),
+		Text:            o.Text,
+	}
+	if o.HTML {
+		p.ParseMode = telego.ModeHTML
+	}
+	if o.ReplyTo != 0 {
+		// Name the chat: telego would otherwise send "chat_id":"".
+		p.ReplyParameters = &telego.ReplyParameters{MessageID: int(o.ReplyTo), ChatID: p.ChatID}
+	}
+	sent, err := b.api.SendMessage(ctx, p)
+	if err != nil {
+		return mynah.Message{}, b.fail("sendMessage", err)
+	}
+	if sent == nil {
+		return mynah.Message{}, errors.New("telegram sendMessage: empty result")
+	}
+	m := message(sent)
+	m.Outgoing = true
+	if me, ok := b.cachedMe(); ok && (sent.From == nil || sent.From.ID == int64(me.ID)) {
+		m.Sender = me
+	}
+	return m, nil
+}
+
+// Edit replaces the text of the bot's message id in chat (editMessageText), as HTML when
+// html is set. An edit that changes nothing ("message is not modified") is not an error.
+func (b *Bot) Edit(ctx context.Context, chat mynah.ChatID, id mynah.MessageID, text string, html bool) error {
+	p := &telego.EditMessageTextParams{
+		ChatID:    telego.ChatID{ID: int64(chat)},
+		MessageID: int(id),
+		Text:      text,
+	}
+	if html {
+		p.ParseMode = telego.ModeHTML
+	}
+	if _, err := b.api.EditMessageText(ctx, p); err != nil {
+		err = b.fail("editMessageText", err)
+		if isNotModified(err) {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// Typing shows "typing…" in chat (and forum topic thread, when non-zero) for about five
+// seconds or until the bot's next message (sendChatAction typing).
+func (b *Bot) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error {
+	err := b.api.SendChatAction(ctx, &telego.SendChatActionParams{
+		ChatID:          telego.ChatID{ID: int64(chat)},
+		MessageThreadID: int(thread),
+		Action:          telego.ChatActionTyping,
+	})
+	if err != nil {
+		return b.fail("sendChatAction", err)
+	}
+	return nil
+}
+
+// Command is one entry of the bot's command menu.
+type Command struct {
+	Name        string // without '/': 1-32 lowercase letters, digits and underscores
+	Description string // 1-256 characters
+}
+
+// SetCommands replaces the bot's command menu for all chats (setMyCommands, default scope).
+func (b *Bot) SetCommands(ctx context.Context, cmds []Command) error {
+	list := make([]telego.BotCommand, len(cmds))
+	for i, c := range cmds {
+		list[i] = telego.BotCommand{Command: c.Name, Description: c.Description}
+	}
+	if err := b.api.SetMyCommands(ctx, &telego.SetMyCommandsParams{Commands: list}); err != nil {
+		return b.fail("setMyCommands", err)
+	}
+	return nil
+}
+
+// SetWebhook asks Telegram to deliver updates to url with secret in the
+// X-Telegram-Bot-Api-Secret-Token header (setWebhook). Poll cannot run while a webhook is
+// set.
+func (b *Bot) SetWebhook(ctx context.Context, url, secret string) error {
+	if err := b.api.SetWebhook(ctx, &telego.SetWebhookParams{URL: url, SecretToken: secret}); err != nil {
+		return b.fail("setWebhook", err)
+	}
+	return nil
+}
+
+// DeleteWebhook removes the webhook, keeping pending updates for getUpdates
+// (deleteWebhook). Deleting an absent webhook succeeds.
+func (b *Bot) DeleteWebhook(ctx context.Context) error {
+	if err := b.api.DeleteWebhook(ctx, &telego.DeleteWebhookParams{}); err != nil {
+		return b.fail("deleteWebhook", err)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package telegram
+
+import (
+	"crypto/subtle"
+	"errors"
+	"io"
+	"net/http"
+)
+
+// maxWebhookBody bounds one webhook request; a single update is far smaller.
+const maxWebhookBody = 1 << 20
+
+// SecretHeader is the header in which Telegram sends the webhook's secret token.
+const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
+
+// WebhookHandler returns the HTTP handler for the webhook set with SetWebhook(url, secret).
+// It accepts only POST (else 405) carrying the secret in SecretHeader, compared in
+// constant time (else 401; an empty secret rejects every request, so a webhook cannot be
+// left open by mistake). The body is one JSON update of at most 1 MiB (else 413); JSON
+// that does not decode is logged and answered 400. h runs with the request's context: if
+// it fails the answer is 500 and Telegram delivers the update again later (it retries any
+// non-2xx answer with backoff); on success the answer is 200 with an empty body, which
+// confirms the update.
+func (b *Bot) WebhookHandler(secret string, h Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		got := r.Header.Get(SecretHeader)
+		if secret == "" || subtle.ConstantTimeCompare([]byte(got), []byte(secret)) != 1 {
+			b.log.Warn("telegram: webhook request with a wrong secret token", "remote", r.RemoteAddr)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxWebhookBody))
+		if err != nil {
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				b.log.Error("telegram: webhook body too large", "limit", maxWebhookBody)
+				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				return
+			}
+			b.log.Warn("telegram: reading webhook body", "err", err)
+			http.Error(w, "cannot read body", http.StatusBadRequest)
+			return
+		}
+		u, err := decodeUpdate(body)
+		if err != nil {
+			b.log.Error("telegram: malformed webhook update", "update_id", u.ID, "err", err)
+			http.Error(w, "malformed update", http.StatusBadRequest)
+			return
+		}
+		if err := h(r.Context(), u); err != nil {
+			b.log.Error("telegram: webhook update not handled; Telegram will redeliver it",
+				"update_id", u.ID, "kind", u.Kind, "err", err)
+			http.Error(w, "update not handled", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+}
