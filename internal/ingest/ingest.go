@@ -40,7 +40,6 @@ type Agent struct {
 type Ingester struct {
 	agent   Agent
 	inbox   mynah.Inbox
-	names   [][]rune
 	now     func() time.Time
 	queued  func(mynah.ChatID)
 	trigger Trigger

@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultToken is the bot token a Server accepts when Options.Token is empty.
-const DefaultToken = "123456:TEST-TOKEN-AAAAAAAAAAAAAAAAAAAAAAAAA"
+const DefaultToken = "123456:TEST-TOKEN-AAAAAAAAAAAAAAAAAAAAAAAA"
 
 // Options configure a Server. The zero value is usable.
 type Options struct {

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Defaults for agent settings left unset in both mynah.yaml and the agent file.
+const (
+	defaultContextTokens = 32000
+	defaultReplyTokens   = 1024
+)
+
+var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// loadAgents reads every agents/<Name>.md of cfg.Dir.
+func loadAgents(cfg *config, defaults agentSettings, getenv func(string) string, opts loadOptions) ([]agentConfig, error) {
+	dir := filepath.Join(cfg.Dir, "agents")
+	files, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, &configError{File: dir, Msg: "no agents: add agents/<Name>.md (mynah init writes one)"}
+	}
+	var agents []agentConfig
+	tokens := map[string]string{}
+	for _, file := range files {
+		a, err := loadAgent(cfg, file, defaults, getenv, opts)
+		if err != nil {
+			return nil, err
+		}
+		if other, ok := tokens[string(a.TelegramToken)]; ok && a.TelegramToken != "" {
+			return nil, &configError{file, "telegram_token", fmt.Sprintf("the same bot token as agent %s: each agent needs its own bot", other)}
+		}
+		tokens[string(a.TelegramToken)] = a.Name
+		agents = append(agents, a)
+	}
+	return agents, nil
+}
+
+func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(string) string, opts loadOptions) (agentConfig, error) {
+	a := agentConfig{Name: strings.TrimSuffix(filepath.Base(file), ".md"), File: file}
+	if !agentName.MatchString(a.Name) {
+		return a, &configError{File: file, Msg: "agent file names must be letters, digits, _ or - (the name is the agent's name)"}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return a, &configError{File: file, Msg: err.Error()}
+	}
+	front, body, err := splitFrontMatter(data)
+	if err != nil {
+		return a, &configError{File: file, Msg: err.Error()}
+	}
+	// The leading newline stands for the opening "---", so YAML line numbers match the file.
+	if err := decodeYAML(file, fileBytes{data: append([]byte("\n"), front...)}, getenv, &a.agentFront); err != nil {
+		return a, err
+	}
+	a.Instructions = strings.TrimSpace(string(body))
+	inherit(&a.agentSettings, defaults)
+	if a.TelegramToken == "" && !opts.NoTokens {
+		return a, &configError{file, "telegram_token", "empty: set TELEGRAM_BOT_TOKEN (or the variable the file names) to the token @BotFather gave you"}
+	}
+	if err := resolveModel(cfg, &a); err != nil {
+		return a, err
+	}
+	if a.ContextTokens <= a.ReplyTokens {
+		return a, &configError{file, "context_tokens", fmt.Sprintf("%d leaves no room for history after reply_tokens %d", a.ContextTokens, a.ReplyTokens)}
+	}
+	if a.Location, err = time.LoadLocation(firstNonEmpty(a.Timezone, "UTC")); err != nil {
+		return a, &configError{file, "timezone", fmt.Sprintf("unknown time zone %q", a.Timezone)}
+	}
+	for _, role := range a.Roles {
+		text, err := readPrompt(cfg.Dir, a.Name, role)
+		if err != nil {
+			return a, &configError{file, "roles", err.Error()}
+		}
+		a.RolePrompts = append(a.RolePrompts, text)
+	}
+	if notes, err := os.ReadFile(filepath.Join(cfg.Dir, "prompts", "providers", a.Provider.Kind+".md")); err == nil {
+		a.ProviderNotes = string(notes)
+	}
+	return a, nil
+}
+
+// resolveModel splits "provider/model" and finds the provider's settings. A provider named
+// after a known kind works without a providers entry, with its key from the SDK's variable.
+func resolveModel(cfg *config, a *agentConfig) error {
+	provider, model, ok := strings.Cut(a.Model, "/")
+	if !ok || provider == "" || model == "" {
+		return &configError{a.File, "model", fmt.Sprintf("%q must be provider/model, e.g. openai/gpt-4o-mini", a.Model)}
+	}
+	p, ok := cfg.Providers[provider]
+	if !ok {
+		if !knownKinds[provider] {
+			return &configError{a.File, "model", fmt.Sprintf("unknown provider %q: add it under providers in mynah.yaml (known kinds: openai, anthropic, gemini)", provider)}
+		}
+		p = providerConfig{Kind: provider}
+	}
+	a.ProviderName, a.ModelID = provider, model
+	a.Provider = withProviderEnv(p, cfg.getenv)
+	if a.Provider.APIKey == "" && a.Provider.BaseURL == "" {
+		return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, keyVar[a.Provider.Kind])}
+	}
+	return nil
+}
+
+// keyVar and baseVar are the variables each provider's SDK reads.
+var (
+	keyVar  = map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
+	baseVar = map[string]string{"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
+)
+
+// withProviderEnv fills an unset key and base URL from the SDK's own variables.
+func withProviderEnv(p providerConfig, getenv func(string) string) providerConfig {
+	if p.APIKey == "" {
+		p.APIKey = secret(getenv(keyVar[p.Kind]))
+	}
+	if p.BaseURL == "" {
+		p.BaseURL = getenv(baseVar[p.Kind])
+	}
+	return p
+}
+
+func inherit(a *agentSettings, d agentSettings) {
+	if a.Model == "" {
+		a.Model = d.Model
+	}
+	if a.ContextTokens == 0 {
+		a.ContextTokens = firstPositive(d.ContextTokens, defaultContextTokens)
+	}
+	if a.ReplyTokens == 0 {
+		a.ReplyTokens = firstPositive(d.ReplyTokens, defaultReplyTokens)
+	}
+	if a.HistoryMessages == 0 {
+		a.HistoryMessages = firstPositive(d.HistoryMessages, 500)
+	}
+	if a.Timezone == "" {
+		a.Timezone = d.Timezone
+	}
+}
+
+func firstPositive(vs ...int) int {
+	for _, v := range vs {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// readPrompt returns the role prompt, preferring agents/<Name>/prompts/<Role>.md.
+func readPrompt(dir, agent, role string) (string, error) {
+	for _, p := range []string{
+		filepath.Join(dir, "agents", agent, "prompts", role+".md"),
+		filepath.Join(dir, "prompts", role+".md"),
+	} {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			return string(data), nil
+		}
+		if !os.IsNotExist(err) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("role prompt %q not found: create prompts/%s.md", role, role)
+}
+
+// splitFrontMatter separates "---\nyaml\n---\nbody". A file without front matter is all body.
+func splitFrontMatter(data []byte) (front, body []byte, err error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
+		return nil, data, nil
+	}
+	rest := data[bytes.IndexByte(data, '\n')+1:]
+	for off := 0; off < len(rest); {
+		nl := bytes.IndexByte(rest[off:], '\n')
+		line := rest[off:]
+		if nl >= 0 {
+			line = rest[off : off+nl]
+		}
+		if string(bytes.TrimRight(line, "\r")) == "---" {
+			front = rest[:off]
+			if nl < 0 {
+				return front, nil, nil
+			}
+			return front, rest[off+nl+1:], nil
+		}
+		if nl < 0 {
+			break
+		}
+		off += nl + 1
+	}
+	return nil, nil, fmt.Errorf("front matter starts with --- but has no closing --- line")
+}

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/llm/llmtest"
+	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
+)
+
+var (
+	alice = telegramtest.User{ID: 1001, FirstName: "Alice", Username: "alice"}
+	bob   = telegramtest.User{ID: 1002, FirstName: "Боб"}
+)
+
+func TestPrivateConversation(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.Push(llmtest.Reply{Text: "Hi **Alice**!", Usage: llm.Usage{InputTokens: 50, OutputTokens: 5}}, llmtest.Reply{Text: "I'm fine."})
+	h.start()
+
+	first := h.emu.SendPrivate(alice, "hello there")
+	sent := h.waitSent(alice.ID, 1)
+	if sent[0].Text != "Hi Alice!" || sent[0].ParseMode != "HTML" || !strings.Contains(sent[0].Raw, "<b>Alice</b>") {
+		t.Errorf("first reply = %q (raw %q, parse mode %q), want Markdown rendered as HTML", sent[0].Text, sent[0].Raw, sent[0].ParseMode)
+	}
+	if sent[0].ReplyTo != 0 {
+		t.Errorf("private reply quotes message %d; private answers are plain messages", sent[0].ReplyTo)
+	}
+	if len(h.emu.Actions(alice.ID)) == 0 {
+		t.Error("no typing indicator was shown while the model worked")
+	}
+
+	h.emu.SendPrivate(alice, "how are you?")
+	h.waitSent(alice.ID, 2)
+	reqs := h.waitRequests(2)
+	second := reqs[1]
+	text := requestText(second)
+	for _, want := range []string{"hello there", "Hi Alice!", "how are you?", "message_id=", `name="Alice"`, "Consider responding to message with message_id"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("second request lacks %q; it should carry the first exchange:\n%s", want, text)
+		}
+	}
+	if second.Turns[1].Role != llm.Assistant {
+		t.Errorf("the agent's own reply should be an assistant turn, got %s", second.Turns[1].Role)
+	}
+	if !strings.Contains(second.System, "You are Mynah, talking in Alice.") || !strings.Contains(second.System, "Be friendly.") {
+		t.Errorf("system instruction = %q, want role prompt and instructions with variables substituted", second.System)
+	}
+	if strings.Index(second.System, "Be friendly.") > strings.Index(second.System, "You are Mynah") {
+		t.Error("role prompts must come before the agent's instructions")
+	}
+	_ = first
+	h.stop()
+}
+
+func TestGroupGating(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "answer"} })
+	h.start()
+	group := telegramtest.Supergroup(-100777, "Bird watchers")
+
+	h.emu.SendGroup(group, alice, "anyone up for lunch?")
+	h.emu.SendGroup(group, bob, "я за")
+	mention := h.emu.SendGroup(group, alice, "@mynah_bot what do mynahs eat?")
+	sent := h.waitSent(group.ID, 1)
+	if sent[0].ReplyTo != mention.MessageID {
+		t.Errorf("reply quotes %d, want the mention %d", sent[0].ReplyTo, mention.MessageID)
+	}
+	req := h.waitRequests(1)[0]
+	text := requestText(req)
+	for _, want := range []string{"anyone up for lunch?", "я за", "what do mynahs eat?", "Consider responding to message with message_id " + strconv.Itoa(mention.MessageID)} {
+		if !strings.Contains(text, want) {
+			t.Errorf("request lacks %q (unaddressed messages are context):\n%s", want, text)
+		}
+	}
+
+	// Named in Cyrillic, and a reply to the bot's message, both trigger; chatter does not.
+	h.emu.SendGroup(group, bob, "Майна, а ти що думаєш?")
+	h.waitSent(group.ID, 2)
+	h.emu.SendGroup(group, bob, "just chatting")
+	h.emu.SendGroup(group, bob, "really?", telegramtest.ReplyTo(sent[0].MessageID))
+	h.waitSent(group.ID, 3)
+	h.stop()
+	if n := len(h.llm.Requests()); n != 3 {
+		t.Errorf("%d model calls, want 3 (chatter must not reach the model)", n)
+	}
+	if n := len(h.emu.Sent(group.ID)); n != 3 {
+		t.Errorf("%d replies in the group, want 3", n)
+	}
+}
+
+func TestCommandsAndReset(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "noted"} })
+	h.start()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := h.emu.WaitCalls(ctx, "setMyCommands", 1); err != nil {
+		t.Fatal("command menu not registered")
+	}
+	var names []string
+	for _, c := range h.emu.Commands(telegramtest.DefaultToken) {
+		names = append(names, c.Command)
+	}
+	if got := strings.Join(names, ","); got != "start,help,reset,new" {
+		t.Errorf("command menu = %s", got)
+	}
+
+	h.emu.SendPrivate(alice, "/start")
+	if s := h.waitSent(alice.ID, 1); !strings.Contains(s[0].Text, "Mynah") {
+		t.Errorf("/start answered %q", s[0].Text)
+	}
+	h.emu.SendPrivate(alice, "my secret word is pineapple")
+	h.waitSent(alice.ID, 2)
+	h.emu.SendPrivate(alice, "/reset")
+	if s := h.waitSent(alice.ID, 3); !strings.Contains(s[2].Text, "new conversation") {
+		t.Errorf("/reset answered %q", s[2].Text)
+	}
+	h.emu.SendPrivate(alice, "what was my secret word?")
+	h.waitSent(alice.ID, 4)
+	reqs := h.waitRequests(2)
+	if text := requestText(reqs[1]); strings.Contains(text, "pineapple") || strings.Contains(text, "/start") {
+		t.Errorf("after /reset the prompt still holds the old session:\n%s", text)
+	}
+	if n := len(h.llm.Requests()); n != 2 {
+		t.Errorf("%d model calls; commands must not call the model", n)
+	}
+
+	// In a group, /new@mynah_bot resets; /new@other_bot is someone else's.
+	group := telegramtest.Supergroup(-100778, "Team")
+	h.emu.SendGroup(group, alice, "/new@other_bot")
+	h.emu.SendGroup(group, alice, "/new@mynah_bot")
+	if s := h.waitSent(group.ID, 1); !strings.Contains(s[0].Text, "new conversation") {
+		t.Errorf("/new@mynah_bot answered %q", s[0].Text)
+	}
+	h.stop()
+	if n := len(h.emu.Sent(group.ID)); n != 1 {
+		t.Errorf("%d messages in the group, want 1", n)
+	}
+}
+
+func TestRestartKeepsHistory(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "reply to: " + r.LastUserText()} })
+	h.start()
+	h.emu.SendPrivate(alice, "remember the blue door")
+	h.waitSent(alice.ID, 1)
+	h.stop()
+
+	h.start()
+	h.emu.SendPrivate(alice, "which door?")
+	sent := h.waitSent(alice.ID, 2)
+	reqs := h.waitRequests(2)
+	if text := requestText(reqs[1]); !strings.Contains(text, "remember the blue door") {
+		t.Errorf("history lost across restart:\n%s", text)
+	}
+	h.stop()
+	if len(h.llm.Requests()) != 2 || len(h.emu.Sent(alice.ID)) != 2 {
+		t.Errorf("after restart: %d model calls, %d replies; want 2 and 2 (nothing re-processed)", len(h.llm.Requests()), len(h.emu.Sent(alice.ID)))
+	}
+	_ = sent
+}
+
+func TestEditedMessageUpdatesHistory(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	h.start()
+	m := h.emu.SendPrivate(alice, "I live in Lvov")
+	h.waitSent(alice.ID, 1)
+	if _, err := h.emu.EditMessage(alice.ID, m.MessageID, "I live in Lviv"); err != nil {
+		t.Fatal(err)
+	}
+	h.emu.SendPrivate(alice, "where do I live?")
+	h.waitSent(alice.ID, 2)
+	text := requestText(h.waitRequests(2)[1])
+	if !strings.Contains(text, "I live in Lviv") || strings.Contains(text, "Lvov") {
+		t.Errorf("edit not applied to the stored message:\n%s", text)
+	}
+	h.stop()
+	if n := len(h.llm.Requests()); n != 2 {
+		t.Errorf("%d model calls; an edit must not trigger an answer", n)
+	}
+}
+
+func TestLongReplySplit(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	var md strings.Builder
+	for i := 0; i < 60; i++ {
+		md.WriteString("Paragraph with **bold** text, `code` & <angle> brackets, and Cyrillic: привіт світе. ")
+		md.WriteString(strings.Repeat("More words to make it long. ", 6))
+		md.WriteString("\n\n")
+	}
+	md.WriteString("```go\n" + strings.Repeat("fmt.Println(\"hello, world\") // a line of code\n", 120) + "```\n")
+	h.llm.Push(llmtest.Reply{Text: md.String()})
+	h.start()
+	h.emu.SendPrivate(alice, "write a lot")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	// Wait until the whole answer (it ends with the code block) is delivered.
+	for {
+		sent := h.emu.Sent(alice.ID)
+		if len(sent) > 0 && strings.Contains(sent[len(sent)-1].Text, "a line of code") && len(sent) >= 4 {
+			break
+		}
+		if _, err := h.emu.WaitSent(ctx, alice.ID, len(sent)+1); err != nil {
+			t.Fatalf("long reply not delivered: %d parts\n%s", len(sent), h.logs.String())
+		}
+	}
+	h.stop()
+	sent := h.emu.Sent(alice.ID)
+	total := 0
+	for i, s := range sent {
+		if n := utf8.RuneCountInString(s.Text); n > 4096 || n == 0 {
+			t.Errorf("part %d has %d characters", i, n)
+		}
+		if s.ParseMode != "HTML" {
+			t.Errorf("part %d sent as %q, want valid HTML (the emulator rejects invalid HTML)", i, s.ParseMode)
+		}
+		total += utf8.RuneCountInString(s.Text)
+	}
+	if total < 20000 {
+		t.Errorf("only %d characters delivered across %d parts", total, len(sent))
+	}
+}
+
+func TestHTMLFallbackAndFloodControl(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.Push(llmtest.Reply{Text: "**first**"}, llmtest.Reply{Text: "second"})
+	h.start()
+	h.emu.FailNext("sendMessage", 1, 400, "Bad Request: can't parse entities: Unsupported start tag \"foo\" at byte offset 0", 0)
+	h.emu.SendPrivate(alice, "one")
+	sent := h.waitSent(alice.ID, 1)
+	if sent[0].Text != "first" || sent[0].ParseMode != "" {
+		t.Errorf("after a parse error the part should be resent as plain text, got %q mode %q", sent[0].Text, sent[0].ParseMode)
+	}
+	h.emu.FailNext("sendMessage", 1, 429, "Too Many Requests: retry after 1", 1)
+	h.emu.SendPrivate(alice, "two")
+	sent = h.waitSent(alice.ID, 2)
+	if sent[1].Text != "second" {
+		t.Errorf("after 429 the part should be sent once, got %q", sent[1].Text)
+	}
+	h.stop()
+	if n := len(h.emu.Sent(alice.ID)); n != 2 {
+		t.Errorf("%d messages sent, want exactly 2", n)
+	}
+}
+
+func TestProviderFailureApologises(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.Push(
+		llmtest.Reply{Status: 429, RetryAfter: "1", Message: "slow down"},
+		llmtest.Reply{Text: "made it after a retry"},
+		llmtest.Reply{Status: 400, Message: "secret internal detail: invalid request"},
+		llmtest.Reply{Text: "back to normal"},
+	)
+	h.start()
+	h.emu.SendPrivate(alice, "first")
+	if s := h.waitSent(alice.ID, 1); s[0].Text != "made it after a retry" {
+		t.Errorf("429 with Retry-After should be retried, got %q", s[0].Text)
+	}
+	h.emu.SendPrivate(alice, "second")
+	s := h.waitSent(alice.ID, 2)
+	if !strings.Contains(s[1].Text, "Sorry") || strings.Contains(s[1].Text, "secret internal detail") {
+		t.Errorf("provider failure should give a short apology, got %q", s[1].Text)
+	}
+	h.emu.SendPrivate(alice, "third")
+	if s := h.waitSent(alice.ID, 3); s[2].Text != "back to normal" {
+		t.Errorf("the next message should work, got %q", s[2].Text)
+	}
+	h.stop()
+	if !strings.Contains(h.logs.String(), "model call failed") {
+		t.Error("the provider failure was not logged")
+	}
+}
+
+func TestBlockedUser(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "hi"} })
+	h.start()
+	h.emu.Block(alice.ID)
+	h.emu.SendPrivate(alice, "hello")
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := h.emu.WaitCalls(ctx, "sendMessage", 1); err != nil {
+		t.Fatal(err)
+	}
+	h.emu.Unblock(alice.ID)
+	h.emu.SendPrivate(alice, "I'm back")
+	sent := h.waitSent(alice.ID, 1)
+	h.stop()
+	if len(sent) != 1 || len(h.emu.CallsTo("sendMessage")) != 2 {
+		t.Errorf("blocked reply must be dropped, not retried: %d sent, %d sendMessage calls", len(sent), len(h.emu.CallsTo("sendMessage")))
+	}
+}
+
+func TestShutdownFinishesRunningTurn(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.Push(llmtest.Reply{Text: "slow answer", Delay: 1500 * time.Millisecond})
+	h.start()
+	h.emu.SendPrivate(alice, "take your time")
+	h.waitRequests(1)
+	h.stop() // SIGTERM while the model is still answering
+	if sent := h.emu.Sent(alice.ID); len(sent) != 1 || sent[0].Text != "slow answer" {
+		t.Errorf("the running turn's reply was not delivered before exit: %+v", sent)
+	}
+}
+
+func TestWebhook(t *testing.T) {
+	addr := freePort(t)
+	h := newHarness(t, harnessOptions{YAML: "telegram:\n  mode: webhook\n  webhook:\n    listen: " + addr + "\n    public_url: http://" + addr + "\n    path: /tg\n    secret: s3cret-Token_1\n"})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "via webhook"} })
+	h.start()
+	h.emu.SendPrivate(alice, "hello")
+	if s := h.waitSent(alice.ID, 1); s[0].Text != "via webhook" {
+		t.Errorf("reply = %q", s[0].Text)
+	}
+	for _, secret := range []string{"", "wrong"} {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/tg/Mynah", strings.NewReader(`{"update_id":1}`))
+		if secret != "" {
+			req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("secret %q: status %d, want 401", secret, resp.StatusCode)
+		}
+	}
+	h.stop()
+
+	// Back to polling: the webhook is deleted at start.
+	write(t, h.dir+"/mynah.yaml", "data_dir: data\n")
+	h.start()
+	if calls := h.emu.CallsTo("deleteWebhook"); len(calls) == 0 {
+		t.Error("switching to polling did not delete the webhook")
+	}
+	h.emu.SendPrivate(alice, "polling again")
+	h.waitSent(alice.ID, 2)
+	h.stop()
+}
+

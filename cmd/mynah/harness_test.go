@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mynah-ai/mynah/internal/llm/llmtest"
+	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
+)
+
+// harness runs the real mynah binary (this test binary re-executed as "mynah", see
+// TestMain) against the Bot API emulator and a fake provider over real HTTP.
+type harness struct {
+	t        *testing.T
+	emu      *telegramtest.Server
+	llm      *llmtest.Server
+	provider string
+	dir      string
+	env      []string
+	proc     *exec.Cmd
+	logs     *syncBuffer
+	exited   chan error
+}
+
+var botUser = telegramtest.BotUser{ID: 7000001, FirstName: "Mynah", Username: "mynah_bot", CanReadAllGroupMessages: true}
+
+type harnessOptions struct {
+	Provider string // openai (default), anthropic, gemini
+	YAML     string // extra mynah.yaml content
+	Front    string // extra agent front matter
+}
+
+func newHarness(t *testing.T, o harnessOptions) *harness {
+	t.Helper()
+	if o.Provider == "" {
+		o.Provider = "openai"
+	}
+	h := &harness{t: t, provider: o.Provider, dir: t.TempDir(), logs: &syncBuffer{}}
+	h.emu = telegramtest.Start(t, telegramtest.Options{BotUser: botUser})
+	switch o.Provider {
+	case "openai":
+		h.llm = llmtest.NewOpenAI(t)
+	case "anthropic":
+		h.llm = llmtest.NewAnthropic(t)
+	case "gemini":
+		h.llm = llmtest.NewGemini(t)
+	}
+	write(t, filepath.Join(h.dir, "mynah.yaml"), "data_dir: data\nshutdown_timeout: 10s\nlog:\n  level: debug\n"+o.YAML)
+	write(t, filepath.Join(h.dir, "agents", "Mynah.md"), fmt.Sprintf(`---
+telegram_token: ${TELEGRAM_BOT_TOKEN}
+model: %s/test-model
+roles: [Friendly]
+names: [Mynah, Майна]
+%s---
+You are {botname}, talking in {chatname}.
+`, o.Provider, o.Front))
+	write(t, filepath.Join(h.dir, "prompts", "Friendly.md"), "Be friendly.")
+	h.env = append(cleanEnv(),
+		"MYNAH_TELEGRAM_API_URL="+h.emu.URL(),
+		"TELEGRAM_BOT_TOKEN="+telegramtest.DefaultToken,
+		"OPENAI_API_KEY=sk-test-openai", "OPENAI_BASE_URL="+h.llm.URL(),
+		"ANTHROPIC_API_KEY=sk-test-anthropic", "ANTHROPIC_BASE_URL="+h.llm.URL(),
+		"GEMINI_API_KEY=test-gemini", "GOOGLE_GEMINI_BASE_URL="+h.llm.URL(),
+	)
+	return h
+}
+
+// cleanEnv is the test environment without any real keys or endpoints.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "_BASE_URL") || strings.HasPrefix(name, "MYNAH_") || name == "TELEGRAM_BOT_TOKEN" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// start runs `mynah serve` and waits until it polls (or, in webhook mode, registered the webhook).
+func (h *harness) start(args ...string) {
+	h.t.Helper()
+	polls := len(h.emu.CallsTo("getUpdates"))
+	hooks := len(h.emu.CallsTo("setWebhook"))
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--config", h.dir}, args...)...)
+	cmd.Args[0] = "mynah"
+	cmd.Env = h.env
+	cmd.Stdout = h.logs
+	cmd.Stderr = h.logs
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.proc = cmd
+	h.exited = make(chan error, 1)
+	go func() { h.exited <- cmd.Wait() }()
+	h.t.Cleanup(func() {
+		if h.proc != nil {
+			_ = h.proc.Process.Kill()
+			<-h.exited
+		}
+		if h.t.Failed() {
+			h.t.Logf("mynah output:\n%s", h.logs.String())
+		}
+	})
+	ctx, cancel := context.WithTimeout(h.t.Context(), 30*time.Second)
+	defer cancel()
+	started := make(chan error, 1)
+	go func() {
+		if _, err := h.emu.WaitCalls(ctx, "getUpdates", polls+1); err == nil {
+			started <- nil
+		}
+	}()
+	go func() {
+		if _, err := h.emu.WaitCalls(ctx, "setWebhook", hooks+1); err == nil {
+			started <- nil
+		}
+	}()
+	select {
+	case <-started:
+	case err := <-h.exited:
+		h.proc = nil
+		h.t.Fatalf("mynah exited at start: %v\n%s", err, h.logs.String())
+	case <-ctx.Done():
+		h.t.Fatalf("mynah did not start:\n%s", h.logs.String())
+	}
+}
+
+// stop sends SIGTERM and expects a clean exit.
+func (h *harness) stop() {
+	h.t.Helper()
+	if err := h.proc.Process.Signal(syscall.SIGTERM); err != nil {
+		h.t.Fatal(err)
+	}
+	select {
+	case err := <-h.exited:
+		h.proc = nil
+		if err != nil {
+			h.t.Fatalf("mynah exited with %v after SIGTERM\n%s", err, h.logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		h.t.Fatalf("mynah did not stop within 30s of SIGTERM\n%s", h.logs.String())
+	}
+}
+
+// waitSent waits until chat has n messages from the bot.
+func (h *harness) waitSent(chat int64, n int) []telegramtest.SentMessage {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(h.t.Context(), 30*time.Second)
+	defer cancel()
+	sent, err := h.emu.WaitSent(ctx, chat, n)
+	if err != nil {
+		h.t.Fatalf("waiting for %d messages in chat %d: %v (have %d)\n%s", n, chat, err, len(h.emu.Sent(chat)), h.logs.String())
+	}
+	return sent
+}
+
+// waitRequests waits until the provider received n requests.
+func (h *harness) waitRequests(n int) []llmtest.Recorded {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(h.t.Context(), 30*time.Second)
+	defer cancel()
+	reqs, err := h.llm.WaitRequests(ctx, n)
+	if err != nil {
+		h.t.Fatalf("waiting for %d provider requests: %v\n%s", n, err, h.logs.String())
+	}
+	return reqs
+}
+
+// requestText flattens a recorded request's turns for substring checks.
+func requestText(r llmtest.Recorded) string {
+	var b strings.Builder
+	for _, turn := range r.Turns {
+		fmt.Fprintf(&b, "<%s>\n", turn.Role)
+		for _, p := range turn.Parts {
+			b.WriteString(p.Text)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// syncBuffer collects the child's output safely.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/template"
+
+	"github.com/spf13/cobra"
+)
+
+//go:embed templates/*.tmpl
+var templates embed.FS
+
+// defaultModels are what `mynah init --provider X` configures without --model.
+var defaultModels = map[string]string{
+	"openai":    "gpt-4o-mini",
+	"anthropic": "claude-haiku-4-5",
+	"gemini":    "gemini-2.5-flash",
+}
+
+func initCommand() *cobra.Command {
+	var provider, model, name string
+	cmd := &cobra.Command{
+		Use:   "init DIR",
+		Short: "Write a working configuration directory",
+		Long: `Write mynah.yaml, agents/<Name>.md and prompts/Friendly.md into DIR.
+The bot token comes from TELEGRAM_BOT_TOKEN, provider keys from OPENAI_API_KEY,
+ANTHROPIC_API_KEY or GEMINI_API_KEY.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if defaultModels[provider] == "" {
+				return usageError{fmt.Errorf("--provider %q: want openai, anthropic or gemini", provider)}
+			}
+			if !agentName.MatchString(name) {
+				return usageError{fmt.Errorf("--name %q: use letters, digits, _ or -", name)}
+			}
+			if model == "" {
+				model = defaultModels[provider]
+			}
+			if err := writeConfig(args[0], initData{Name: name, Model: provider + "/" + model}); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), `wrote %[1]s: mynah.yaml, agents/%[2]s.md, prompts/Friendly.md
+Next:
+  export TELEGRAM_BOT_TOKEN=...   # from @BotFather
+  export %[3]s=...
+  mynah play --config %[1]s      # try the agent in this terminal
+  mynah serve --config %[1]s     # run it on Telegram
+`, args[0], name, keyVar[provider])
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&provider, "provider", "openai", "model provider: openai, anthropic or gemini")
+	cmd.Flags().StringVar(&model, "model", "", "model name (default depends on the provider)")
+	cmd.Flags().StringVar(&name, "name", "Mynah", "the agent's name")
+	return cmd
+}
+
+type initData struct {
+	Name  string
+	Model string
+}
+
+// writeConfig writes the starter files, refusing to overwrite any that exist.
+func writeConfig(dir string, d initData) error {
+	files := map[string]string{
+		"mynah.yaml":                            "templates/mynah.yaml.tmpl",
+		filepath.Join("agents", d.Name+".md"):   "templates/agent.md.tmpl",
+		filepath.Join("prompts", "Friendly.md"): "templates/Friendly.md.tmpl",
+	}
+	for rel := range files {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
+			return fmt.Errorf("%s already exists; not overwriting", filepath.Join(dir, rel))
+		}
+	}
+	for _, rel := range sortedKeys(files) {
+		var buf bytes.Buffer
+		tmpl := template.Must(template.ParseFS(templates, files[rel]))
+		if err := tmpl.Execute(&buf, d); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

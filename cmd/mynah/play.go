@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mynah-ai/mynah/internal/sqlite"
+	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
+)
+
+func playCommand() *cobra.Command {
+	var o playOptions
+	cmd := &cobra.Command{
+		Use:   "play",
+		Short: "Talk to an agent in this terminal, through the whole pipeline",
+		Long: `play runs an agent exactly as serve does, but against a Bot API emulator inside this
+process: type a line to send it as a Telegram message; the agent's replies are printed.
+It uses the configured model provider. No bot token is needed.
+History is kept in play.db in the data dir (--fresh starts over).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return play(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVarP(&o.Dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
+	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent to talk to (default: the first)")
+	cmd.Flags().BoolVar(&o.Group, "group", false, "talk in a group chat instead of a private chat")
+	cmd.Flags().BoolVar(&o.Fresh, "fresh", false, "forget earlier play conversations")
+	return cmd
+}
+
+type playOptions struct {
+	Dir   string
+	Agent string
+	Group bool
+	Fresh bool
+}
+
+// playUser is the person at the terminal.
+func playUser() telegramtest.User {
+	name := os.Getenv("USER")
+	if name == "" || name == "root" {
+		name = "You"
+	}
+	return telegramtest.User{ID: 10001, FirstName: name, Username: "player"}
+}
+
+func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer) error {
+	cfg, err := loadConfig(o.Dir, os.Getenv, loadOptions{NoTokens: true})
+	if err != nil {
+		return err
+	}
+	agent := cfg.Agents[0]
+	if o.Agent != "" {
+		found := false
+		for _, a := range cfg.Agents {
+			if strings.EqualFold(a.Name, o.Agent) {
+				agent, found = a, true
+			}
+		}
+		if !found {
+			return usageError{fmt.Errorf("--agent %q: no such agent in %s", o.Agent, filepath.Join(o.Dir, "agents"))}
+		}
+	}
+	cfg.Agents = []agentConfig{agent}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return err
+	}
+	dbFile := "play.db"
+	if o.Fresh {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Remove(filepath.Join(cfg.DataDir, dbFile+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	logFile, err := os.OpenFile(filepath.Join(cfg.DataDir, "play.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	log := newLogger(cfg.Log, logFile)
+
+	// The emulator plays Telegram.
+	botUser := telegramtest.BotUser{ID: 1000001, FirstName: agent.Name, Username: strings.ToLower(agent.Name) + "_bot", CanReadAllGroupMessages: true}
+	emu := telegramtest.New(telegramtest.Options{BotUser: botUser, OnViolation: func(err error) { log.Warn("Bot API request outside the spec", "err", err) }})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	emuDone := make(chan error, 1)
+	go func() { emuDone <- emu.Run(ctx, ln) }()
+	cfg.Telegram.APIURL = emu.URL()
+	cfg.Telegram.Mode = "polling"
+
+	// mynah runs exactly as under serve.
+	ready := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(ctx, cfg, serveOptions{Log: log, DBFile: dbFile, Tokens: map[string]string{agent.Name: telegramtest.DefaultToken}, Ready: func() { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-served:
+		return err
+	}
+
+	user := playUser()
+	chat := telegramtest.Supergroup(-1001000000001, "Play group")
+	if o.Group {
+		fmt.Fprintf(stdout, "You are in a group with %s (%s). It answers when you mention @%s, reply to it, or call it by name. Ctrl-D quits.\n", agent.Name, agent.Model, botUser.Username)
+	} else {
+		fmt.Fprintf(stdout, "You are chatting with %s (%s) in a private chat. /reset starts over; Ctrl-D quits.\n", agent.Name, agent.Model)
+	}
+	printed := make(chan struct{}, 1)
+	go printReplies(ctx, emu.Subscribe(ctx), agent.Name, stdout, printed)
+
+	lines := bufio.NewScanner(stdin)
+	lines.Buffer(make([]byte, 64*1024), 1<<20)
+	for lines.Scan() {
+		text := strings.TrimSpace(lines.Text())
+		if text == "" {
+			continue
+		}
+		if o.Group {
+			emu.SendGroup(chat, user, text)
+		} else {
+			emu.SendPrivate(user, text)
+		}
+	}
+	if ctx.Err() == nil {
+		// Input ended (Ctrl-D or the end of a piped script): let the agent finish answering.
+		waitQuiet(ctx, emu, filepath.Join(cfg.DataDir, dbFile), agent.Name)
+	}
+	cancel()
+	err = <-served
+	<-emuDone
+	return err
+}
+
+// printReplies prints what the bot sends as it arrives.
+func printReplies(ctx context.Context, events <-chan telegramtest.Event, name string, w io.Writer, printed chan<- struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.Kind != telegramtest.EventSent {
+				continue
+			}
+			fmt.Fprintf(w, "%s: %s\n", name, ev.Message.Text)
+			select {
+			case printed <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// waitQuiet returns once the emulator has delivered every update and the agent has no
+// queued turn or undelivered reply (checked on the database), or after two minutes.
+func waitQuiet(ctx context.Context, emu *telegramtest.Server, dbPath, agent string) {
+	db, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	deadline := time.Now().Add(2 * time.Minute)
+	quietFor := 0
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		turns, err1 := db.PendingTurns(ctx, agent, 1)
+		parts, err2 := db.PendingParts(ctx, agent, 1)
+		if err1 == nil && err2 == nil && len(turns) == 0 && len(parts) == 0 && len(emu.Pending(telegramtest.DefaultToken)) == 0 {
+			// Twice in a row: an update may be between the emulator and the store.
+			if quietFor++; quietFor >= 2 {
+				return
+			}
+		} else {
+			quietFor = 0
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/prompt"
+	"github.com/mynah-ai/mynah/internal/runtime"
+	"github.com/mynah-ai/mynah/internal/sqlite"
+	"github.com/mynah-ai/mynah/internal/telegram"
+)
+
+func serveCommand() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run every agent of the configuration on Telegram",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(dir, os.Getenv, loadOptions{})
+			if err != nil {
+				return err
+			}
+			log := newLogger(cfg.Log, os.Stderr)
+			return serve(cmd.Context(), cfg, serveOptions{Log: log, DBFile: "mynah.db"})
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
+	return cmd
+}
+
+// serveOptions adapt serve to its callers (serve and play).
+type serveOptions struct {
+	Log    *slog.Logger
+	DBFile string // database file name inside the data dir
+	// Tokens overrides the agents' bot tokens (play runs on the emulator's bots).
+	Tokens map[string]string
+	// Ready, if set, is called once every agent is running.
+	Ready func()
+}
+
+// agentProcess is one running agent: its bot, intake and runner.
+type agentProcess struct {
+	cfg    agentConfig
+	bot    *telegram.Bot
+	runner *runtime.Runner
+	ingest *ingest.Ingester
+}
+
+// serve runs every agent until ctx is cancelled, then shuts down in order: stop intake,
+// finish running turns and flush replies (bounded by cfg.Shutdown), close the store.
+func serve(ctx context.Context, cfg *config, opts serveOptions) error {
+	log := opts.Log
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	dbPath := filepath.Join(cfg.DataDir, opts.DBFile)
+	db, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	hc := httpClient()
+	var procs []*agentProcess
+	for _, a := range cfg.Agents {
+		p, err := startAgent(ctx, cfg, a, db, hc, log, opts)
+		if err != nil {
+			return err
+		}
+		procs = append(procs, p)
+	}
+	log.Info("mynah is running", "agents", len(procs), "mode", cfg.Telegram.Mode, "db", dbPath)
+
+	intake, stopIntake := context.WithCancel(ctx)
+	defer stopIntake()
+	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
+	runners, stopRunners := context.WithCancel(gctx)
+	defer stopRunners()
+	for _, p := range procs {
+		g.Go(func() error { return p.runner.Run(runners) })
+	}
+	var srv *http.Server
+	if cfg.Telegram.Mode == "webhook" {
+		if srv, err = startWebhook(intake, cfg, procs, log); err != nil {
+			stopRunners()
+			_ = g.Wait()
+			return err
+		}
+	} else {
+		for _, p := range procs {
+			g.Go(func() error { return p.bot.Poll(intake, p.handle) })
+		}
+	}
+	if opts.Ready != nil {
+		opts.Ready()
+	}
+
+	// Stop intake on shutdown or when any part fails; then drain.
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down: intake stopped, finishing running turns", "grace", cfg.Shutdown)
+	case <-gctx.Done():
+	}
+	stopIntake()
+	if srv != nil {
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = srv.Shutdown(shutdownCtx)
+		cancel()
+	}
+	stopRunners()
+	err = g.Wait()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	log.Info("stopped")
+	return err
+}
+
+// startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
+// pipeline.
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, hc *http.Client, log *slog.Logger, opts serveOptions) (*agentProcess, error) {
+	token := string(a.TelegramToken)
+	if t, ok := opts.Tokens[a.Name]; ok {
+		token = t
+	}
+	bot, err := telegram.New(telegram.Config{Token: token, APIURL: cfg.Telegram.APIURL, HTTPClient: hc, Logger: log.With("agent", a.Name)})
+	if err != nil {
+		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
+	}
+	me, err := bot.Me(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: cannot reach Telegram with its bot token: %w", a.Name, err)
+	}
+	if err := bot.SetCommands(ctx, commandMenu()); err != nil {
+		log.Warn("could not register the command menu", "agent", a.Name, "err", err)
+	}
+	if cfg.Telegram.Mode == "polling" {
+		if err := bot.DeleteWebhook(ctx); err != nil {
+			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
+		}
+	}
+	model, err := newModel(a.Provider, a.ReplyTokens, hc)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
+	}
+	rt := runtime.New(runtime.Agent{
+		Name:        a.Name,
+		Bot:         me,
+		Model:       model,
+		ModelName:   a.Model,
+		ModelID:     a.ModelID,
+		System:      prompt.SystemParts{ProviderNotes: a.ProviderNotes, Roles: a.RolePrompts, Instructions: a.Instructions},
+		Budget:      a.ContextTokens - a.ReplyTokens,
+		MaxMessages: a.HistoryMessages,
+		ReplyTokens: a.ReplyTokens,
+		Apology:     firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
+		Location:    a.Location,
+	}, db, telegramSender{bot}, runtime.Options{
+		Format: formatReply,
+		Grace:  cfg.Shutdown,
+		Logger: log,
+	})
+	in := ingest.New(ingest.Agent{
+		Name:  a.Name,
+		Bot:   me,
+		Names: a.Names,
+		Texts: ingest.Texts{
+			Start: firstNonEmpty(a.Greeting, "Hi! I'm "+a.Name+". Write to me and I'll answer."),
+			Help:  firstNonEmpty(a.Help, defaultHelp(a.Name)),
+			Reset: firstNonEmpty(a.ResetText, "Started a new conversation. I keep our earlier messages stored, but I won't look at them from now on."),
+		},
+	}, db, ingest.Options{Queued: func(_ mynah.ChatID) { rt.Wake() }})
+	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model)
+	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in}, nil
+}
+
+// handle is the intake handler: normalised update → durable intake.
+func (p *agentProcess) handle(ctx context.Context, u telegram.Update) error {
+	return p.ingest.Handle(ctx, toIngest(u))
+}
+
+// startWebhook registers each agent's webhook and serves them on one listener.
+func startWebhook(ctx context.Context, cfg *config, procs []*agentProcess, log *slog.Logger) (*http.Server, error) {
+	w := cfg.Telegram.Webhook
+	mux := http.NewServeMux()
+	for _, p := range procs {
+		path := w.Path + "/" + p.cfg.Name
+		mux.Handle("POST "+path, p.bot.WebhookHandler(w.Secret, p.handle))
+		url := trimSlash(w.PublicURL) + path
+		if err := p.bot.SetWebhook(ctx, url, w.Secret); err != nil {
+			return nil, fmt.Errorf("agent %s: setWebhook %s: %w", p.cfg.Name, url, err)
+		}
+	}
+	ln, err := net.Listen("tcp", w.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("webhook listener: %w", err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("webhook server", "err", err)
+		}
+	}()
+	log.Info("webhook listening", "addr", ln.Addr().String(), "path", w.Path)
+	return srv, nil
+}
+
+func trimSlash(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+

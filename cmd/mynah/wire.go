@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/llm/anthropic"
+	"github.com/mynah-ai/mynah/internal/llm/gemini"
+	"github.com/mynah-ai/mynah/internal/llm/openai"
+	"github.com/mynah-ai/mynah/internal/runtime"
+	"github.com/mynah-ai/mynah/internal/telegram"
+	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
+)
+
+// newModel builds the provider adapter for an agent, with retries on 408/429/5xx.
+func newModel(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
+	var m llm.Model
+	var err error
+	switch p.Kind {
+	case "openai":
+		m, err = openai.New(openai.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
+	case "anthropic":
+		m, err = anthropic.New(anthropic.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
+	case "gemini":
+		m, err = gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
+	default:
+		return nil, fmt.Errorf("unknown provider kind %q", p.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return llm.WithRetry(m, llm.RetryPolicy{}), nil
+}
+
+// telegramSender adapts the Bot API client to the runtime, classifying its errors.
+type telegramSender struct{ bot *telegram.Bot }
+
+func (s telegramSender) Send(ctx context.Context, o runtime.Outgoing) (mynah.Message, error) {
+	msg, err := s.bot.Send(ctx, telegram.Outgoing{Chat: o.Chat, ThreadID: o.ThreadID, Text: o.Text, HTML: o.HTML, ReplyTo: o.ReplyTo})
+	if err == nil {
+		return msg, nil
+	}
+	if d, ok := telegram.RetryAfter(err); ok {
+		return msg, &runtime.RetryAfterError{After: d}
+	}
+	switch {
+	case telegram.IsParseError(err):
+		return msg, fmt.Errorf("%w: %w", runtime.ErrBadMarkup, err)
+	case telegram.IsReplyNotFound(err):
+		return msg, fmt.Errorf("%w: %w", runtime.ErrReplyMissing, err)
+	case telegram.IsBlocked(err):
+		return msg, fmt.Errorf("%w: %w", runtime.ErrBlocked, err)
+	}
+	return msg, err
+}
+
+func (s telegramSender) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error {
+	return s.bot.Typing(ctx, chat, thread)
+}
+
+// formatReply turns the model's Markdown into Telegram HTML parts of at most 4096
+// characters, each with its plain-text fallback.
+func formatReply(md string) []runtime.Piece {
+	if md == "" {
+		return nil
+	}
+	var pieces []runtime.Piece
+	for _, h := range tghtml.Split(tghtml.Format(md), 4096) {
+		pieces = append(pieces, runtime.Piece{HTML: h, Plain: tghtml.Plain(h)})
+	}
+	return pieces
+}
+
+// toIngest converts a normalised Telegram update for the ingest stage.
+func toIngest(u telegram.Update) ingest.Update {
+	return ingest.Update{ID: u.ID, Chat: u.Chat, Message: u.Message, Edited: u.Edited, Users: u.Users}
+}
+
+// newLogger builds the process logger from the log settings.
+func newLogger(c logConfig, w *os.File) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// commandMenu is the menu registered with setMyCommands.
+func commandMenu() []telegram.Command {
+	return []telegram.Command{
+	{Name: "start", Description: "Say hello"},
+	{Name: "help", Description: "What I can do"},
+	{Name: "reset", Description: "Start a new conversation"},
+	{Name: "new", Description: "Start a new conversation"},
+	}
+}
+
+func defaultHelp(name string) string {
+	return "I'm " + name + ". Write to me and I'll answer; in groups, mention me, reply to my messages or call me by name.\n\n" +
+		"/reset (or /new) starts a new conversation: I keep the old messages but stop looking at them.\n/help shows this message."
+}
+
+// httpClient is shared by the adapters of one process; requests are values, the client is
+// immutable.
+func httpClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 32
+	return &http.Client{Transport: t, Timeout: 0}
+}

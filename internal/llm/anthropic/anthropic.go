@@ -1,0 +1,108 @@
+// Package anthropic is the llm.Model adapter for Anthropic's Messages API, built on the
+// official anthropic-sdk-go.
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/mynah-ai/mynah/internal/llm"
+)
+
+// DefaultBaseURL is Anthropic's own endpoint (the API root; paths start with /v1).
+const DefaultBaseURL = "https://api.anthropic.com/"
+
+// DefaultMaxTokens is sent when neither the Request nor the Config sets max_tokens,
+// which the API requires.
+const DefaultMaxTokens = 1024
+
+// Config configures a Model. Zero values take the defaults beside them.
+type Config struct {
+	APIKey     string       // sent as x-api-key; required
+	BaseURL    string       // the API root, without /v1; default DefaultBaseURL
+	HTTPClient *http.Client // default http.DefaultClient
+	MaxTokens  int          // used when Request.MaxTokens is 0; default DefaultMaxTokens
+}
+
+// Model calls the Messages API. It is immutable and safe for concurrent use.
+type Model struct {
+	svc anthropic.MessageService
+	cfg Config
+}
+
+var _ llm.Model = (*Model)(nil)
+
+// New returns a Model for cfg. It does no I/O. The SDK's own retries are disabled (wrap
+// the Model with llm.WithRetry) and, unlike anthropic.NewClient, no ANTHROPIC_*
+// environment variable or profile file is read: cfg is the whole configuration.
+func New(cfg Config) (*Model, error) {
+	if cfg.APIKey == "" {
+		return nil, errors.New("anthropic: Config.APIKey is required")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("anthropic: Config.BaseURL must be an absolute http(s) URL")
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = DefaultMaxTokens
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	// NewMessageService, unlike NewClient, does not read the environment.
+	svc := anthropic.NewMessageService(
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+	)
+	return &Model{svc: svc, cfg: cfg}, nil
+}
+
+// Generate sends req as one Messages call. Provider failures are *llm.Error.
+func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := m.svc.New(ctx, params)
+	if err != nil {
+		return nil, m.translate(ctx, err)
+	}
+	return fromMessage(msg), nil
+}
+
+// Stream sends req as a streaming call, calling onText with each text fragment; the
+// stream is closed before Stream returns. Provider failures, including error events
+// inside the stream, are *llm.Error.
+func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)) (*llm.Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, err
+	}
+	stream := m.svc.NewStreaming(ctx, params)
+	defer stream.Close()
+	var acc accumulator
+	for stream.Next() {
+		if text := acc.add(stream.Current()); text != "" && onText != nil {
+			onText(text)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, m.translate(ctx, err)
+	}
+	return acc.response(), nil
+}
+
+func (m *Model) scrub(s string) string {
+	return strings.ReplaceAll(s, m.cfg.APIKey, "REDACTED")
+}

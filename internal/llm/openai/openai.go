@@ -1,0 +1,113 @@
+// Package openai is the llm.Model adapter for the OpenAI Chat Completions API and the
+// OpenAI-compatible servers that speak it (Ollama, vLLM, OpenRouter), built on the
+// official openai-go SDK.
+package openai
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/mynah-ai/mynah/internal/llm"
+)
+
+// DefaultBaseURL is OpenAI's own endpoint.
+const DefaultBaseURL = "https://api.openai.com/v1/"
+
+// Config configures a Model. Zero values take the defaults beside them.
+type Config struct {
+	// APIKey is sent as a Bearer token; required. Servers without authentication
+	// (a local Ollama) accept any placeholder.
+	APIKey string
+	// BaseURL is the API root including the version, such as "http://localhost:11434/v1"
+	// (a trailing slash is optional); default DefaultBaseURL.
+	BaseURL    string
+	HTTPClient *http.Client // default http.DefaultClient
+	MaxTokens  int          // used when Request.MaxTokens is 0; 0 leaves it to the server
+}
+
+// Model calls one Chat Completions endpoint. It is immutable and safe for concurrent use.
+type Model struct {
+	svc    openai.ChatCompletionService
+	cfg    Config
+	custom bool // BaseURL is not OpenAI's own: send max_tokens, which every clone knows
+}
+
+var _ llm.Model = (*Model)(nil)
+
+// New returns a Model for cfg. It does no I/O. The SDK's own retries are disabled (wrap
+// the Model with llm.WithRetry) and, unlike openai.NewClient, no OPENAI_* environment
+// variable is read: cfg is the whole configuration.
+func New(cfg Config) (*Model, error) {
+	if cfg.APIKey == "" {
+		return nil, errors.New("openai: Config.APIKey is required")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("openai: Config.BaseURL must be an absolute http(s) URL")
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	// NewChatCompletionService, unlike NewClient, does not read the environment.
+	svc := openai.NewChatCompletionService(
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+	)
+	return &Model{svc: svc, cfg: cfg, custom: u.Host != "api.openai.com"}, nil
+}
+
+// Generate sends req as one Chat Completions call. Provider failures are *llm.Error.
+func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := m.svc.New(ctx, params)
+	if err != nil {
+		return nil, m.translate(ctx, err)
+	}
+	return fromCompletion(c)
+}
+
+// Stream sends req as a streaming call (with usage reporting), calling onText with each
+// text fragment; the stream is closed before Stream returns. Provider failures are
+// *llm.Error.
+func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)) (*llm.Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, err
+	}
+	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+	stream := m.svc.NewStreaming(ctx, params)
+	defer stream.Close()
+	var acc accumulator
+	for stream.Next() {
+		if text := acc.add(stream.Current()); text != "" && onText != nil {
+			onText(text)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, m.translate(ctx, err)
+	}
+	return acc.response(), nil
+}
+
+// scrub removes the API key from text that may echo request details.
+func (m *Model) scrub(s string) string {
+	if m.cfg.APIKey == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, m.cfg.APIKey, "REDACTED")
+}

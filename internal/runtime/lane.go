@@ -1,0 +1,194 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/prompt"
+)
+
+// lane is the work of one chat taken from one scan: undelivered parts first, then turns
+// in order. Only one lane per chat runs at a time, which keeps each chat strictly ordered.
+type lane struct {
+	r     *Runner
+	chat  mynah.ChatID
+	parts []mynah.OutPart
+	turns []mynah.Turn
+}
+
+// backoff is how long a lane waits after a transient failure.
+const backoff = 2 * time.Second
+
+// run delivers the pending parts, then handles the first turn (the runner rescans after
+// each lane, so parts that turn enqueued are delivered by the next lane at once).
+func (l *lane) run(ctx context.Context) laneResult {
+	res := laneResult{chat: l.chat}
+	for i, p := range l.parts {
+		err := l.r.deliver(ctx, p)
+		if errors.Is(err, ErrBlocked) {
+			l.r.dropBlocked(ctx, l.parts[i:])
+			return res
+		}
+		if err != nil {
+			l.r.log.Warn("delivery failed, will retry", "chat", l.chat, "part", p.Key, "err", err)
+			res.retry = l.r.opts.Now().Add(backoff)
+			return res
+		}
+	}
+	if len(l.turns) == 0 {
+		return res
+	}
+	turn := l.turns[0]
+	if turn.Static == "" {
+		// A newer model turn in the same chat makes this one moot: the newer turn sees the
+		// whole history, so a burst of messages gets one answer instead of several.
+		for _, later := range l.turns[1:] {
+			if later.Static == "" {
+				if err := l.r.store.FinishTurn(ctx, turn.ID, nil); err != nil {
+					l.r.log.Error("finishing superseded turn", "chat", l.chat, "err", err)
+					res.retry = l.r.opts.Now().Add(backoff)
+				}
+				return res
+			}
+		}
+	}
+	if err := l.r.handle(ctx, turn); err != nil {
+		l.r.log.Error("turn failed, will retry", "chat", l.chat, "turn", turn.ID, "err", err)
+		res.retry = l.r.opts.Now().Add(backoff)
+	}
+	return res
+}
+
+// handle answers one turn and enqueues its reply parts, atomically with finishing it.
+func (r *Runner) handle(ctx context.Context, t mynah.Turn) error {
+	text := t.Static
+	if text == "" {
+		var err error
+		if text, err = r.answer(ctx, t); err != nil {
+			return err
+		}
+	}
+	var parts []mynah.OutPart
+	for i, p := range r.opts.Format(text) {
+		part := mynah.OutPart{
+			Agent: r.agent.Name, Chat: t.Chat, ThreadID: t.ThreadID,
+			Key:  fmt.Sprintf("turn/%d/%d", t.ID, i),
+			HTML: p.HTML, Plain: p.Plain, Created: r.opts.Now(),
+		}
+		if i == 0 {
+			part.ReplyTo = t.ReplyTo
+		}
+		parts = append(parts, part)
+	}
+	return r.store.FinishTurn(ctx, t.ID, parts)
+}
+
+// answer asks the model about t. A provider failure becomes the apology (logged); only
+// store errors are returned, so the turn is retried rather than lost.
+func (r *Runner) answer(ctx context.Context, t mynah.Turn) (string, error) {
+	if blocked, err := r.store.Blocked(ctx, r.agent.Name, t.Chat); err == nil && blocked {
+		// A new message from the user means they unblocked the bot.
+		if err := r.store.SetBlocked(ctx, r.agent.Name, t.Chat, false); err != nil {
+			return "", err
+		}
+	}
+	req, err := r.request(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	stopTyping := r.typing(ctx, t.Chat, t.ThreadID)
+	resp, err := r.agent.Model.Generate(ctx, req)
+	stopTyping()
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		r.log.Error("model call failed", "chat", t.Chat, "turn", t.ID, "model", r.agent.ModelName, "err", err)
+		return r.agent.Apology, nil
+	}
+	u := mynah.Usage{
+		Agent: r.agent.Name, Chat: t.Chat, Model: r.agent.ModelName,
+		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+		CachedTokens: resp.Usage.CachedTokens, Time: r.opts.Now(),
+	}
+	if err := r.store.RecordUsage(ctx, u); err != nil {
+		r.log.Error("recording usage", "err", err)
+	}
+	text := prompt.StripMeta(resp.Text)
+	if text == "" {
+		r.log.Warn("model returned an empty answer", "chat", t.Chat, "turn", t.ID, "stop", resp.StopReason)
+	}
+	return text, nil
+}
+
+// request builds the model request for t from the current session's history.
+func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, error) {
+	sess, err := r.store.Session(ctx, r.agent.Name, t.Chat)
+	if err != nil {
+		return llm.Request{}, fmt.Errorf("reading session: %w", err)
+	}
+	limit := r.agent.MaxMessages
+	if limit <= 0 {
+		limit = prompt.DefaultMaxMessages
+	}
+	history, err := r.store.History(ctx, r.agent.Name, t.Chat, t.ThreadID, sess.Start, limit)
+	if err != nil {
+		return llm.Request{}, fmt.Errorf("reading history: %w", err)
+	}
+	var target mynah.Message
+	var chat mynah.Chat
+	for i := range history {
+		if history[i].ID == t.Target {
+			target = history[i]
+		}
+	}
+	if target.ID == 0 {
+		if target, err = r.store.Message(ctx, r.agent.Name, t.Chat, t.Target); err != nil {
+			return llm.Request{}, fmt.Errorf("reading target message: %w", err)
+		}
+		history = append([]mynah.Message{target}, history...)
+	}
+	chat = target.Chat
+	vars := prompt.Vars(prompt.VarsInput{Chat: chat, Bot: r.agent.Bot, User: target.Sender, Now: r.opts.Now().In(r.agent.Location)})
+	req, _ := prompt.Build(prompt.Input{
+		System:      prompt.System(r.agent.System, vars),
+		Chat:        chat,
+		Bot:         r.agent.Bot,
+		History:     history,
+		Target:      t.Target,
+		Budget:      r.agent.Budget,
+		MaxMessages: limit,
+		Location:    r.agent.Location,
+	})
+	req.Model = r.agent.ModelID
+	req.MaxTokens = r.agent.ReplyTokens
+	req.CacheSystem = true
+	return req, nil
+}
+
+// typing shows "typing…" in the chat until the returned stop function is called; Telegram
+// shows it for about five seconds, so it is repeated every four.
+func (r *Runner) typing(ctx context.Context, chat mynah.ChatID, thread int64) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(4 * time.Second)
+		defer tick.Stop()
+		for {
+			if err := r.tg.Typing(ctx, chat, thread); err != nil && ctx.Err() == nil {
+				r.log.Debug("typing indicator", "chat", chat, "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}

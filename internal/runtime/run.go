@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"context"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// scanLimit bounds how many pending turns and parts one scan reads.
+const scanLimit = 512
+
+// laneResult reports a finished lane; retry is non-zero when the lane hit a transient
+// failure and should not be restarted before then.
+type laneResult struct {
+	chat  mynah.ChatID
+	retry time.Time
+}
+
+// Run serves the agent's queue until ctx is cancelled. Then it stops starting model turns,
+// lets running turns finish and delivers their replies, bounded by Options.Grace, and
+// returns after every lane goroutine has exited.
+func (r *Runner) Run(ctx context.Context) error {
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	active := map[mynah.ChatID]bool{}
+	notBefore := map[mynah.ChatID]time.Time{}
+	done := make(chan laneResult)
+	draining := false
+	var grace <-chan time.Time
+	stop := ctx.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+
+	for {
+		next, idle := r.dispatch(work, active, notBefore, done, draining)
+		if draining && idle && len(active) == 0 {
+			return nil
+		}
+		if !next.IsZero() {
+			timer.Reset(time.Until(next))
+		}
+		select {
+		case res := <-done:
+			delete(active, res.chat)
+			if !res.retry.IsZero() {
+				notBefore[res.chat] = res.retry
+			}
+		case <-r.wake:
+		case <-timer.C:
+		case <-stop:
+			stop = nil
+			draining = true
+			grace = time.After(r.opts.Grace)
+		case <-grace:
+			r.log.Warn("shutdown grace period over, abandoning running turns", "running", len(active))
+			cancelWork()
+			for len(active) > 0 {
+				res := <-done
+				delete(active, res.chat)
+			}
+			return nil
+		}
+	}
+}
+
+// dispatch scans the queue and starts a lane for every chat with work that has none
+// running, up to the parallel limit. It returns the earliest retry time among chats that
+// are waiting (zero if none) and whether nothing at all is pending.
+func (r *Runner) dispatch(ctx context.Context, active map[mynah.ChatID]bool, notBefore map[mynah.ChatID]time.Time, done chan<- laneResult, draining bool) (time.Time, bool) {
+	parts, err := r.store.PendingParts(ctx, r.agent.Name, scanLimit)
+	if err != nil {
+		r.log.Error("reading outbox", "err", err)
+		return r.opts.Now().Add(time.Second), false
+	}
+	var turns []mynah.Turn
+	if !draining {
+		if turns, err = r.store.PendingTurns(ctx, r.agent.Name, scanLimit); err != nil {
+			r.log.Error("reading turn queue", "err", err)
+			return r.opts.Now().Add(time.Second), false
+		}
+	}
+	work := map[mynah.ChatID]*lane{}
+	var order []mynah.ChatID
+	get := func(c mynah.ChatID) *lane {
+		l := work[c]
+		if l == nil {
+			l = &lane{r: r, chat: c}
+			work[c] = l
+			order = append(order, c)
+		}
+		return l
+	}
+	for _, p := range parts {
+		l := get(p.Chat)
+		l.parts = append(l.parts, p)
+	}
+	for _, t := range turns {
+		l := get(t.Chat)
+		l.turns = append(l.turns, t)
+	}
+	now := r.opts.Now()
+	var next time.Time
+	for _, c := range order {
+		if active[c] {
+			continue
+		}
+		if at, ok := notBefore[c]; ok {
+			if now.Before(at) {
+				if next.IsZero() || at.Before(next) {
+					next = at
+				}
+				continue
+			}
+			delete(notBefore, c)
+		}
+		if len(active) >= r.opts.Parallel {
+			break
+		}
+		active[c] = true
+		go func(l *lane) { done <- l.run(ctx) }(work[c])
+	}
+	return next, len(order) == 0
+}

@@ -1,0 +1,134 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/mynah-ai/mynah"
+)
+
+const (
+	insertUpdate = `INSERT INTO updates (agent, update_id, accepted_at) VALUES (?, ?, ?)
+		ON CONFLICT (agent, update_id) DO NOTHING`
+	upsertChat = `INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (agent, chat_id) DO UPDATE SET type = excluded.type, title = excluded.title,
+			username = excluded.username, is_forum = excluded.is_forum, updated_at = excluded.updated_at`
+	upsertUser = `INSERT INTO users (agent, user_id, first_name, last_name, username, is_bot, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (agent, user_id) DO UPDATE SET first_name = excluded.first_name,
+			last_name = excluded.last_name, username = excluded.username, is_bot = excluded.is_bot,
+			updated_at = excluded.updated_at`
+	insertSession = `INSERT INTO sessions (agent, chat_id, start_id, started) VALUES (?, ?, ?, ?)`
+	insertTurn    = `INSERT INTO turns (agent, chat_id, thread_id, target, static, reply_to, created)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`
+)
+
+// Accept records updateID as handled for agent and applies in, in one transaction:
+//
+//   - The dedupe key (agent, updateID) is inserted first; when it exists Accept returns
+//     false and changes nothing. Keys are never deleted.
+//   - The chat (in.Chat, or in.Message.Chat when in.Chat.ID is 0) and in.Users are
+//     upserted; the latest names win. Users with id 0 are skipped.
+//   - in.Message, unless Edit, is stored; when a message with its (agent, chat, id) is
+//     already stored (re-sent after a crash) that row is kept. A message's Chat.ID must be
+//     0 or the intake's chat; Agent is ignored in favour of agent.
+//   - With Edit, the stored message's text, entities and media are replaced and Edited is
+//     set (to the message's Edited, or now); an edit of an unknown message stores it.
+//   - Reset starts a new session whose Start is in.Message.ID: later prompts include only
+//     messages after the reset command. Started is the message's time, or now.
+//   - in.Turn is queued for agent in the chat (Turn.Chat 0 means the intake's chat;
+//     Created 0 means now); its assigned id is not returned.
+//
+// An invalid intake (a message, reset or turn without a chat, a reset or edit without a
+// message) is an error and changes nothing.
+func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah.Intake) (bool, error) {
+	chat := in.Chat
+	if chat.ID == 0 && in.Message != nil {
+		chat = in.Message.Chat
+	}
+	if err := validateIntake(agent, chat.ID, in); err != nil {
+		return false, fmt.Errorf("sqlite: accept update %d of %s: %w", updateID, agent, err)
+	}
+	var accepted bool
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		res, err := tx.ExecContext(ctx, insertUpdate, agent, updateID, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		accepted = true
+		if chat.ID != 0 {
+			if _, err := tx.ExecContext(ctx, upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
+				chat.Username, boolInt(chat.IsForum), now.UnixMilli()); err != nil {
+				return err
+			}
+		}
+		for _, u := range in.Users {
+			if u.ID == 0 {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, upsertUser, agent, int64(u.ID), u.FirstName, u.LastName, u.Username,
+				boolInt(u.IsBot), now.UnixMilli()); err != nil {
+				return err
+			}
+		}
+		if m := in.Message; m != nil {
+			if in.Edit {
+				err = db.editMessage(ctx, tx, agent, chat.ID, m)
+			} else {
+				_, err = db.storeMessage(ctx, tx, agent, chat.ID, m)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if in.Reset {
+			started := orNow(in.Message.Time, db.now)
+			if _, err := tx.ExecContext(ctx, insertSession, agent, int64(chat.ID), int64(in.Message.ID), started.UnixMilli()); err != nil {
+				return err
+			}
+		}
+		if t := in.Turn; t != nil {
+			tc := t.Chat
+			if tc == 0 {
+				tc = chat.ID
+			}
+			if tc != chat.ID {
+				if _, err := tx.ExecContext(ctx, ensureChat, agent, int64(tc), "", "", "", 0, now.UnixMilli()); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, insertTurn, agent, int64(tc), t.ThreadID, int64(t.Target), t.Static,
+				int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fail(ctx, err, "accept update %d of %s", updateID, agent)
+	}
+	return accepted, nil
+}
+
+// validateIntake reports what makes in impossible to apply for agent in chat.
+func validateIntake(agent string, chat mynah.ChatID, in mynah.Intake) error {
+	switch {
+	case agent == "":
+		return fmt.Errorf("no agent")
+	case (in.Edit || in.Reset) && in.Message == nil:
+		return fmt.Errorf("edit or reset without a message")
+	case in.Message != nil && in.Message.Chat.ID != 0 && in.Message.Chat.ID != chat:
+		return fmt.Errorf("message in chat %d, intake in chat %d", in.Message.Chat.ID, chat)
+	case in.Message != nil && chat == 0:
+		return fmt.Errorf("message without a chat")
+	case in.Turn != nil && in.Turn.Chat == 0 && chat == 0:
+		return fmt.Errorf("turn without a chat")
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+// Package sqlite implements the mynah store contracts on an embedded SQLite database
+// (modernc.org/sqlite: pure Go, no cgo). One file holds every agent's data; rows are keyed
+// by agent. Nothing in this package deletes or truncates stored data.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// busyTimeoutMillis bounds how long a connection waits for a lock held by another process
+// (an operator's CLI on the same file) before SQLITE_BUSY.
+const busyTimeoutMillis = 5000
+
+// DB is a mynah.Store on one SQLite file. It is safe for concurrent use.
+//
+// Writes go through their own *sql.DB limited to one connection, so concurrent writers
+// queue in Go (honouring their contexts) instead of contending for SQLite's write lock,
+// which admits one writer at a time anyway and resolves contention with a busy handler
+// that sleeps and retries. Measured here (2 noisy cores, Accept plus a History read per
+// four, 2/8/32 goroutines): both designs do ~6-8k accepts/s at low concurrency, but with
+// 32 goroutines a shared pool with _txlock=immediate and busy_timeout swung between 0.4k
+// and 5.9k/s from run to run (writers asleep in the busy handler), while the single
+// writer held 4.4-5.8k/s. Neither returned SQLITE_BUSY. The writer still begins
+// transactions IMMEDIATE, so when another process (an operator's CLI) holds the lock, a
+// transaction waits in busy_timeout at BEGIN instead of failing on a read-to-write upgrade.
+// Reads use a separate pool of query-only connections: in WAL mode they never block the
+// writer or each other and see every transaction committed before they start.
+type DB struct {
+	path  string
+	write *sql.DB
+	read  *sql.DB
+	now   func() time.Time
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ mynah.Store = (*DB)(nil)
+
+// Open opens the database at path, creating the file and its parent directory when
+// missing, and applies the embedded migrations that the file lacks. The database uses
+// WAL, foreign keys, a busy timeout and synchronous=NORMAL (durable across process
+// crashes; a power loss may drop the last transactions, never corrupt the file).
+// The caller closes the returned DB.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return nil, fmt.Errorf("sqlite: open %q: want a plain file path", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)", busyTimeoutMillis)
+
+	write, err := sql.Open("sqlite", path+"?"+common+
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+
+	db := &DB{path: path, write: write, now: time.Now}
+	// The writer connection creates the file and switches it to WAL before any reader
+	// opens it; migrations run before the first reader exists.
+	if err := db.migrate(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+
+	read, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)")
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxIdleTime(0)
+	read.SetConnMaxLifetime(0)
+	if err := read.PingContext(ctx); err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, translate(ctx, err))
+	}
+	db.read = read
+	return db, nil
+}
+
+// Close closes the database, waiting for running queries. It is safe to call more than
+// once and returns the first call's result.
+func (db *DB) Close() error {
+	db.closeOnce.Do(func() {
+		db.closeErr = errors.Join(db.read.Close(), db.write.Close())
+		if db.closeErr != nil {
+			db.closeErr = fmt.Errorf("sqlite: close %q: %w", db.path, db.closeErr)
+		}
+	})
+	return db.closeErr
+}
+
+// inTx runs fn in a write transaction and commits it when fn returns nil.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

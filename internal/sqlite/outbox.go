@@ -1,0 +1,125 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/mynah-ai/mynah"
+)
+
+const (
+	// queryPendingParts reads the outbox_pending partial index: unsent, unfailed rows only.
+	queryPendingParts = `SELECT id, chat_id, thread_id, key, html, plain, reply_to, created
+		FROM outbox WHERE agent = ? AND sent_at IS NULL AND failed_at IS NULL ORDER BY id LIMIT ?`
+	queryPart = `SELECT agent, chat_id, thread_id, sent_at IS NOT NULL OR failed_at IS NOT NULL
+		FROM outbox WHERE id = ?`
+	markSent   = `UPDATE outbox SET sent_at = ?, tg_message_id = ? WHERE id = ?`
+	markFailed = `UPDATE outbox SET failed_at = ?, failed_reason = ? WHERE id = ?`
+)
+
+// PendingParts returns up to limit parts of agent that are neither sent nor failed, in
+// enqueue (id) order. A limit <= 0 returns none.
+func (db *DB) PendingParts(ctx context.Context, agent string, limit int) ([]mynah.OutPart, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := db.read.QueryContext(ctx, queryPendingParts, agent, limit)
+	if err != nil {
+		return nil, fail(ctx, err, "pending parts of %s", agent)
+	}
+	defer rows.Close()
+	var out []mynah.OutPart
+	for rows.Next() {
+		p := mynah.OutPart{Agent: agent}
+		var chat, replyTo int64
+		var created sql.NullInt64
+		if err := rows.Scan(&p.ID, &chat, &p.ThreadID, &p.Key, &p.HTML, &p.Plain, &replyTo, &created); err != nil {
+			return nil, fail(ctx, err, "pending parts of %s", agent)
+		}
+		p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), fromMillis(created)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, err, "pending parts of %s", agent)
+	}
+	return out, nil
+}
+
+// errSettled stops a transaction on a part already sent or failed; it never escapes.
+var errSettled = errors.New("part already settled")
+
+// settle runs fn in a transaction on a part that is still pending. A part already sent or
+// failed is left as it is and settle returns nil; an unknown part is mynah.ErrNotFound.
+func (db *DB) settle(ctx context.Context, partID int64, fn func(tx *sql.Tx, agent string, chat mynah.ChatID, thread int64) error) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var (
+			agent        string
+			chat, thread int64
+			settled      bool
+		)
+		if err := tx.QueryRowContext(ctx, queryPart, partID).Scan(&agent, &chat, &thread, &settled); err != nil {
+			return err
+		}
+		if settled {
+			return errSettled
+		}
+		return fn(tx, agent, mynah.ChatID(chat), thread)
+	})
+	if errors.Is(err, errSettled) {
+		return nil
+	}
+	return err
+}
+
+// MarkSent records that the part was delivered as sent and, in the same transaction,
+// stores sent as the agent's outgoing message (Outgoing is forced; Chat.ID 0 means the
+// part's chat, ThreadID 0 the part's thread, Time zero now; a message already stored
+// under sent's id is kept). sent.ID, Telegram's message id, must be set. Marking a part
+// that is already sent or failed is a no-op; an unknown part is an error wrapping
+// mynah.ErrNotFound.
+func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) error {
+	if sent.ID == 0 {
+		return fmt.Errorf("sqlite: mark part %d sent: message has no id", partID)
+	}
+	err := db.settle(ctx, partID, func(tx *sql.Tx, agent string, chat mynah.ChatID, thread int64) error {
+		now := db.now()
+		if _, err := tx.ExecContext(ctx, markSent, now.UnixMilli(), int64(sent.ID), partID); err != nil {
+			return err
+		}
+		m := sent
+		m.Agent, m.Outgoing, m.Time = agent, true, orNow(m.Time, db.now)
+		if m.Chat.ID == 0 {
+			m.Chat.ID = chat
+		}
+		if m.ThreadID == 0 {
+			m.ThreadID = thread
+		}
+		c := m.Chat
+		if _, err := tx.ExecContext(ctx, ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
+			boolInt(c.IsForum), now.UnixMilli()); err != nil {
+			return err
+		}
+		_, err := db.storeMessage(ctx, tx, agent, c.ID, &m)
+		return err
+	})
+	if err != nil {
+		return fail(ctx, err, "mark part %d sent", partID)
+	}
+	return nil
+}
+
+// MarkFailed records that the part will never be delivered, with reason for operators;
+// it leaves PendingParts. Marking a part already sent or failed is a no-op; an unknown
+// part is an error wrapping mynah.ErrNotFound.
+func (db *DB) MarkFailed(ctx context.Context, partID int64, reason string) error {
+	err := db.settle(ctx, partID, func(tx *sql.Tx, _ string, _ mynah.ChatID, _ int64) error {
+		_, err := tx.ExecContext(ctx, markFailed, db.now().UnixMilli(), reason, partID)
+		return err
+	})
+	if err != nil {
+		return fail(ctx, err, "mark part %d failed", partID)
+	}
+	return nil
+}
