@@ -346,4 +346,3 @@ func TestWebhook(t *testing.T) {
 	h.waitSent(alice.ID, 2)
 	h.stop()
 }
-

@@ -25,4 +25,3 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
-

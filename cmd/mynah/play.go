@@ -196,4 +196,3 @@ func waitQuiet(ctx context.Context, emu *telegramtest.Server, dbPath, agent stri
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-

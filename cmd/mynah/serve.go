@@ -224,4 +224,3 @@ func trimSlash(s string) string {
 	}
 	return s
 }
-

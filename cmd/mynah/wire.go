@@ -96,10 +96,10 @@ func newLogger(c logConfig, w *os.File) *slog.Logger {
 // commandMenu is the menu registered with setMyCommands.
 func commandMenu() []telegram.Command {
 	return []telegram.Command{
-	{Name: "start", Description: "Say hello"},
-	{Name: "help", Description: "What I can do"},
-	{Name: "reset", Description: "Start a new conversation"},
-	{Name: "new", Description: "Start a new conversation"},
+		{Name: "start", Description: "Say hello"},
+		{Name: "help", Description: "What I can do"},
+		{Name: "reset", Description: "Start a new conversation"},
+		{Name: "new", Description: "Start a new conversation"},
 	}
 }
 

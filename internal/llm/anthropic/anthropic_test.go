@@ -241,3 +241,17 @@ func TestCancel(t *testing.T) {
 		})
 	}
 }
+
+// The SDK's environment variables must not override explicit configuration.
+func TestEnvironmentIgnored(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "env-key")
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1/")
+	t.Setenv("ANTHROPIC_CUSTOM_HEADERS", "X-Leak: yes")
+	srv := llmtest.NewAnthropic(t)
+	if _, err := newModel(t, srv.URL()).Generate(t.Context(), llm.Request{Model: "m", Turns: []llm.Turn{llm.Text(llm.User, "x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.Requests()[0]; r.Header.Get("X-Leak") != "" {
+		t.Error("environment headers were sent")
+	}
+}

@@ -261,3 +261,17 @@ func TestCancel(t *testing.T) {
 		})
 	}
 }
+
+// The SDK's environment variables must not override explicit configuration.
+func TestEnvironmentIgnored(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "env-key")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_ORG_ID", "org-env")
+	srv := llmtest.NewOpenAI(t)
+	if _, err := newModel(t, srv.URL()).Generate(t.Context(), llm.Request{Model: "m", Turns: []llm.Turn{llm.Text(llm.User, "x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.Requests()[0]; r.Header.Get("OpenAI-Organization") != "" {
+		t.Error("environment organisation was sent")
+	}
+}
