@@ -163,12 +163,16 @@ func TestWithRetryCancelledDuringSleep(t *testing.T) {
 }
 
 func TestWithRetryRealSleepHonoursContext(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
+	// The deadline ends the hour-long backoff; without it the test would hang.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+	defer cancel()
 	m := &scripted{errs: []error{&llm.Error{Status: 500}}}
 	r := llm.WithRetry(m, llm.RetryPolicy{Base: time.Hour, Max: time.Hour})
 	if _, err := r.Generate(ctx, llm.Request{}); err == nil {
 		t.Fatal("want error")
+	}
+	if m.calls != 1 {
+		t.Errorf("calls = %d, want 1", m.calls)
 	}
 }
 

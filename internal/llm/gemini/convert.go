@@ -46,6 +46,15 @@ func (m *Model) params(req llm.Request) ([]*genai.Content, *genai.GenerateConten
 		config.Tools = []*genai.Tool{tool}
 	}
 
+	// Gemini needs the function name on each response; fall back to the call's.
+	names := map[string]string{}
+	for _, t := range req.Turns {
+		for _, p := range t.Parts {
+			if p.ToolCall != nil {
+				names[p.ToolCall.ID] = p.ToolCall.Name
+			}
+		}
+	}
 	var contents []*genai.Content
 	for _, t := range req.Turns {
 		role := genai.RoleUser
@@ -71,12 +80,16 @@ func (m *Model) params(req llm.Request) ([]*genai.Content, *genai.GenerateConten
 				})
 			case p.ToolResult != nil:
 				r := p.ToolResult
+				name := r.Name
+				if name == "" {
+					name = names[r.CallID]
+				}
 				key := "output"
 				if r.IsError {
 					key = "error"
 				}
 				parts = append(parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{
-					ID: r.CallID, Name: r.Name, Response: map[string]any{key: r.Content}}})
+					ID: r.CallID, Name: name, Response: map[string]any{key: r.Content}}})
 			case p.Text != "":
 				parts = append(parts, &genai.Part{Text: p.Text})
 			}

@@ -155,7 +155,7 @@ func TestToolRoundTrip(t *testing.T) {
 			}
 			req.Turns = append(req.Turns,
 				llm.Turn{Role: llm.Assistant, Parts: []llm.Part{{ToolCall: &got.ToolCalls[0]}}},
-				llm.Turn{Role: llm.ToolRole, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "call_0", Name: "weather", Content: "fog"}}}},
+				llm.Turn{Role: llm.ToolRole, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "call_0", Content: "fog"}}}}, // Name from the call
 				llm.Text(llm.User, "thanks"))
 			if got, _, err = do(m, t.Context(), req); err != nil {
 				t.Fatal(err)

@@ -25,7 +25,7 @@ type fakeTB struct {
 	errs []string
 }
 
-func (f *fakeTB) Helper()          {}
+func (f *fakeTB) Helper()           {}
 func (f *fakeTB) Cleanup(fn func()) { f.t.Cleanup(fn) }
 func (f *fakeTB) Errorf(format string, args ...any) {
 	f.mu.Lock()

@@ -39,7 +39,9 @@ type Reply struct {
 	RetryAfter string        // Retry-After header value for errors
 	Message    string        // error message
 	Delay      time.Duration // wait before answering; a cancelled request gets no answer
-	Usage      llm.Usage
+	// Usage is reported in the provider's terms: InputTokens counts every input token,
+	// CachedTokens included (Anthropic's input_tokens is sent as their difference).
+	Usage llm.Usage
 }
 
 // Recorded is one request a Server received.
