@@ -22,6 +22,9 @@ type Intake struct {
 type Inbox interface {
 	// Accept records updateID for agent as handled and applies in, all or nothing.
 	// It returns false and changes nothing when the update was accepted before.
+	// An invalid intake (a reset or edit without a message, a message or turn without a
+	// chat, a message of another chat than in.Chat) is refused with an error and the update
+	// is not marked handled, so a corrected retry works. A zero in.Chat means the message's.
 	Accept(ctx context.Context, agent string, updateID int64, in Intake) (bool, error)
 }
 
@@ -56,7 +59,10 @@ type OutPart struct {
 type Turns interface {
 	// PendingTurns returns up to limit unfinished turns of agent, oldest first.
 	PendingTurns(ctx context.Context, agent string, limit int) ([]Turn, error)
-	// FinishTurn marks the turn done and enqueues parts for delivery, atomically.
+	// FinishTurn marks the turn done and enqueues parts for delivery, atomically. Every
+	// part needs a Key; a part whose Key exists is ignored, so finishing twice enqueues
+	// once, and finishing a finished turn is a no-op. A part with Chat 0 goes to the
+	// turn's chat and thread. An unknown turn is an error wrapping ErrNotFound.
 	FinishTurn(ctx context.Context, turnID int64, parts []OutPart) error
 }
 
@@ -64,8 +70,10 @@ type Turns interface {
 type Outbox interface {
 	// PendingParts returns undelivered parts of agent in enqueue order.
 	PendingParts(ctx context.Context, agent string, limit int) ([]OutPart, error)
-	// MarkSent records that part was delivered as sent, storing sent as the agent's own
-	// message in the same transaction.
+	// MarkSent records that part was delivered as sent, storing sent (sent.ID must be
+	// set; Outgoing is forced true) as the agent's own message in the same transaction.
+	// A part moves from pending to sent or failed once: marking it again is a no-op.
+	// An unknown part is an error wrapping ErrNotFound.
 	MarkSent(ctx context.Context, partID int64, sent Message) error
 	// MarkFailed records that part will never be delivered (for example, the bot was
 	// blocked), with a reason for operators.
@@ -77,7 +85,9 @@ type Messages interface {
 	// Message returns one message or ErrNotFound.
 	Message(ctx context.Context, agent string, chat ChatID, id MessageID) (Message, error)
 	// History returns the newest messages of chat with id > after (and, when thread is
-	// non-zero, in that forum topic), at most limit of them, in chronological order.
+	// non-zero, in that forum topic), at most limit of them, in chronological order. It
+	// costs O(limit), whatever the size of the chat; a limit ≤ 0 returns nothing.
+	// A message's Chat is the chat as last seen.
 	History(ctx context.Context, agent string, chat ChatID, thread int64, after MessageID, limit int) ([]Message, error)
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
+	_ "modernc.org/sqlite"
 )
 
 var (
@@ -86,13 +89,38 @@ func TestGroupGating(t *testing.T) {
 	h.emu.SendGroup(group, bob, "just chatting")
 	h.emu.SendGroup(group, bob, "really?", telegramtest.ReplyTo(sent[0].MessageID))
 	h.waitSent(group.ID, 3)
+
+	// In a forum, the answer goes to the topic it was asked in.
+	forum := telegramtest.Forum(-100999, "Forum")
+	q := h.emu.SendGroup(forum, alice, "@mynah_bot in a topic", telegramtest.InTopic(42))
+	if s := h.waitSent(forum.ID, 1); s[0].ThreadID != 42 || s[0].ReplyTo != q.MessageID {
+		t.Errorf("forum reply in thread %d replying to %d, want thread 42 replying to %d", s[0].ThreadID, s[0].ReplyTo, q.MessageID)
+	}
 	h.stop()
-	if n := len(h.llm.Requests()); n != 3 {
-		t.Errorf("%d model calls, want 3 (chatter must not reach the model)", n)
+	if n := len(h.llm.Requests()); n != 4 {
+		t.Errorf("%d model calls, want 4 (chatter must not reach the model)", n)
+	}
+	if got := usageRows(t, h); got != 4 {
+		t.Errorf("%d usage rows recorded, want one per model call (4)", got)
 	}
 	if n := len(h.emu.Sent(group.ID)); n != 3 {
 		t.Errorf("%d replies in the group, want 3", n)
 	}
+}
+
+// usageRows counts the provider calls recorded in the agent's database.
+func usageRows(t *testing.T, h *harness) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(h.dir, "data", "mynah.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM usage WHERE agent = 'Mynah' AND input_tokens >= 0").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func TestCommandsAndReset(t *testing.T) {

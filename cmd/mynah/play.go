@@ -25,8 +25,8 @@ func playCommand() *cobra.Command {
 		Short: "Talk to an agent in this terminal, through the whole pipeline",
 		Long: `play runs an agent exactly as serve does, but against a Bot API emulator inside this
 process: type a line to send it as a Telegram message; the agent's replies are printed.
-It uses the configured model provider. No bot token is needed.
-History is kept in play.db in the data dir (--fresh starts over).`,
+It uses the configured model provider. No bot token is needed. Each play starts a new
+conversation (kept in play.db in the data dir until the next play; logs go to play.log).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return play(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout())
@@ -35,7 +35,6 @@ History is kept in play.db in the data dir (--fresh starts over).`,
 	cmd.Flags().StringVarP(&o.Dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent to talk to (default: the first)")
 	cmd.Flags().BoolVar(&o.Group, "group", false, "talk in a group chat instead of a private chat")
-	cmd.Flags().BoolVar(&o.Fresh, "fresh", false, "forget earlier play conversations")
 	return cmd
 }
 
@@ -43,7 +42,6 @@ type playOptions struct {
 	Dir   string
 	Agent string
 	Group bool
-	Fresh bool
 }
 
 // playUser is the person at the terminal.
@@ -76,12 +74,12 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return err
 	}
+	// The emulator is new each time and numbers updates and messages from scratch, so the
+	// play database starts over too (Telegram itself never reuses ids).
 	dbFile := "play.db"
-	if o.Fresh {
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(filepath.Join(cfg.DataDir, dbFile+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(cfg.DataDir, dbFile+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
 		}
 	}
 	logFile, err := os.OpenFile(filepath.Join(cfg.DataDir, "play.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -102,7 +100,7 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	defer cancel()
 	emuDone := make(chan error, 1)
 	go func() { emuDone <- emu.Run(ctx, ln) }()
-	cfg.Telegram.APIURL = emu.URL()
+	cfg.Telegram.APIURL = "http://" + ln.Addr().String() // emu.URL is set once Run starts
 	cfg.Telegram.Mode = "polling"
 
 	// mynah runs exactly as under serve.
@@ -124,8 +122,7 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	} else {
 		fmt.Fprintf(stdout, "You are chatting with %s (%s) in a private chat. /reset starts over; Ctrl-D quits.\n", agent.Name, agent.Model)
 	}
-	printed := make(chan struct{}, 1)
-	go printReplies(ctx, emu.Subscribe(ctx), agent.Name, stdout, printed)
+	go printReplies(ctx, emu.Subscribe(ctx), agent.Name, stdout)
 
 	lines := bufio.NewScanner(stdin)
 	lines.Buffer(make([]byte, 64*1024), 1<<20)
@@ -151,7 +148,7 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 }
 
 // printReplies prints what the bot sends as it arrives.
-func printReplies(ctx context.Context, events <-chan telegramtest.Event, name string, w io.Writer, printed chan<- struct{}) {
+func printReplies(ctx context.Context, events <-chan telegramtest.Event, name string, w io.Writer) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -164,10 +161,6 @@ func printReplies(ctx context.Context, events <-chan telegramtest.Event, name st
 				continue
 			}
 			fmt.Fprintf(w, "%s: %s\n", name, ev.Message.Text)
-			select {
-			case printed <- struct{}{}:
-			default:
-			}
 		}
 	}
 }

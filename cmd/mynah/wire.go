@@ -24,7 +24,11 @@ func newModel(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, er
 	var err error
 	switch p.Kind {
 	case "openai":
-		m, err = openai.New(openai.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
+		key := string(p.APIKey)
+		if key == "" {
+			key = "unused" // local OpenAI-compatible servers (Ollama, llama.cpp) take no key; the SDK wants one
+		}
+		m, err = openai.New(openai.Config{APIKey: key, BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
 	case "anthropic":
 		m, err = anthropic.New(anthropic.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
 	case "gemini":

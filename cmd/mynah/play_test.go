@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/mynah-ai/mynah/internal/llm/llmtest"
+)
+
+// TestPlay talks to the agent through `mynah play`, as a user trying a persona would:
+// lines on stdin, replies on stdout, the configured (here: fake) provider behind it.
+func TestPlay(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		return llmtest.Reply{Text: "you said: " + lastLine(r.LastUserText())}
+	})
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], append([]string{"play", "--config", h.dir}, args...)...)
+		cmd.Args[0] = "mynah"
+		// play needs no bot token: it runs on its own emulator.
+		var env []string
+		for _, kv := range h.env {
+			if !strings.HasPrefix(kv, "TELEGRAM_BOT_TOKEN=") && !strings.HasPrefix(kv, "MYNAH_TELEGRAM_API_URL=") {
+				env = append(env, kv)
+			}
+		}
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("mynah play: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+
+	// Interactive: type a line, read the answer, type the next.
+	cmd := exec.Command(os.Args[0], "play", "--config", h.dir)
+	cmd.Args[0] = "mynah"
+	cmd.Env = h.env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	expect := func(want string) {
+		t.Helper()
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), want) {
+				return
+			}
+		}
+		t.Fatalf("play output ended without %q", want)
+	}
+	expect("private chat")
+	io.WriteString(stdin, "hello mynah\n")
+	expect("Mynah: you said: hello mynah")
+	io.WriteString(stdin, "what is a mynah?\n")
+	expect("Mynah: you said: what is a mynah?")
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("play exited with %v", err)
+	}
+	if second := requestText(h.llm.Requests()[1]); !strings.Contains(second, "hello mynah") || !strings.Contains(second, "you said: hello mynah") {
+		t.Errorf("the second request lacks the first exchange:\n%s", second)
+	}
+
+	// Each play starts a new conversation.
+	run("fresh start\n")
+	if third := requestText(h.llm.Requests()[2]); strings.Contains(third, "hello mynah") {
+		t.Errorf("a new play still saw the previous one:\n%s", third)
+	}
+
+	out := run("just chatting\n@mynah_bot are you there?\n", "--group")
+	if !strings.Contains(out, "Mynah: you said: @mynah_bot are you there?") || strings.Contains(out, "you said: just chatting") {
+		t.Errorf("group play output:\n%s", out)
+	}
+	if n := len(h.llm.Requests()); n != 4 {
+		t.Errorf("%d model calls, want 4 (group chatter is not answered)", n)
+	}
+}
