@@ -3,7 +3,6 @@ package telegramtest
 import (
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // Error is a Bot API error as the official server reports it. Code is both the
@@ -80,14 +79,6 @@ func forbidden(msg string) *Error {
 
 func conflict(msg string) *Error {
 	return &Error{Code: 409, Description: "Conflict: " + msg}
-}
-
-func tooManyRequests(retryAfter int) *Error {
-	return &Error{
-		Code:        429,
-		Description: "Too Many Requests: retry after " + strconv.Itoa(retryAfter),
-		RetryAfter:  retryAfter,
-	}
 }
 
 func parseEntitiesError(detail string) *Error {

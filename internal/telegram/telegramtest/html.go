@@ -57,11 +57,11 @@ func parseHTML(s string) (string, []MessageEntity, error) {
 				i++
 			}
 			if at(i) == 0 {
-				return "", nil, fmt.Errorf("Unclosed start tag at byte offset %d", begin)
+				return "", nil, tdlibError("Unclosed start tag at byte offset %d", begin)
 			}
 			tag := strings.ToLower(s[begin+1 : i])
 			if !supportedTag(tag) {
-				return "", nil, fmt.Errorf("Unsupported start tag \"%s\" at byte offset %d", tag, begin)
+				return "", nil, tdlibError("Unsupported start tag \"%s\" at byte offset %d", tag, begin)
 			}
 			arg := ""
 			for at(i) != '>' {
@@ -74,13 +74,13 @@ func parseHTML(s string) (string, []MessageEntity, error) {
 				attrBegin := i
 				for !isHTMLSpace(at(i)) && at(i) != '=' && at(i) != '>' {
 					if at(i) == 0 {
-						return "", nil, fmt.Errorf("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
+						return "", nil, tdlibError("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
 					}
 					i++
 				}
 				attr := s[attrBegin:i]
 				if attr == "" {
-					return "", nil, fmt.Errorf("Empty attribute name in the tag \"%s\" at byte offset %d", tag, begin)
+					return "", nil, tdlibError("Empty attribute name in the tag \"%s\" at byte offset %d", tag, begin)
 				}
 				for at(i) != 0 && isHTMLSpace(at(i)) {
 					i++
@@ -91,16 +91,16 @@ func parseHTML(s string) (string, []MessageEntity, error) {
 						continue
 					}
 					if at(i) == 0 {
-						return "", nil, fmt.Errorf("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
+						return "", nil, tdlibError("Unclosed start tag \"%s\" at byte offset %d", tag, begin)
 					}
-					return "", nil, fmt.Errorf("Expected equal sign in declaration of an attribute of the tag \"%s\" at byte offset %d", tag, begin)
+					return "", nil, tdlibError("Expected equal sign in declaration of an attribute of the tag \"%s\" at byte offset %d", tag, begin)
 				}
 				i++
 				for at(i) != 0 && isHTMLSpace(at(i)) {
 					i++
 				}
 				if at(i) == 0 {
-					return "", nil, fmt.Errorf("Unclosed start tag at byte offset %d", begin)
+					return "", nil, tdlibError("Unclosed start tag at byte offset %d", begin)
 				}
 				var value strings.Builder
 				if q := at(i); q != '\'' && q != '"' {
@@ -111,7 +111,7 @@ func parseHTML(s string) (string, []MessageEntity, error) {
 					}
 					value.WriteString(strings.ToLower(s[tokenBegin:i]))
 					if !isHTMLSpace(at(i)) && at(i) != '>' {
-						return "", nil, fmt.Errorf("Unexpected end of name token at byte offset %d", tokenBegin)
+						return "", nil, tdlibError("Unexpected end of name token at byte offset %d", tokenBegin)
 					}
 				} else {
 					i++
@@ -131,7 +131,7 @@ func parseHTML(s string) (string, []MessageEntity, error) {
 					}
 				}
 				if at(i) == 0 {
-					return "", nil, fmt.Errorf("Unclosed start tag at byte offset %d", begin)
+					return "", nil, tdlibError("Unclosed start tag at byte offset %d", begin)
 				}
 				v := value.String()
 				switch {
@@ -150,12 +150,12 @@ func parseHTML(s string) (string, []MessageEntity, error) {
 				}
 			}
 			if tag == "span" && arg != "spoiler" {
-				return "", nil, fmt.Errorf("Tag \"span\" must have class \"tg-spoiler\" at byte offset %d", begin)
+				return "", nil, tdlibError("Tag \"span\" must have class \"tg-spoiler\" at byte offset %d", begin)
 			}
 			stack = append(stack, open{tag: tag, arg: arg, offset: utf16, pos: text.Len()})
 		} else {
 			if len(stack) == 0 {
-				return "", nil, fmt.Errorf("Unexpected end tag at byte offset %d", begin)
+				return "", nil, tdlibError("Unexpected end tag at byte offset %d", begin)
 			}
 			i++
 			nameBegin := i
@@ -163,18 +163,18 @@ func parseHTML(s string) (string, []MessageEntity, error) {
 				i++
 			}
 			if at(i) == 0 {
-				return "", nil, fmt.Errorf("Unclosed end tag at byte offset %d", begin)
+				return "", nil, tdlibError("Unclosed end tag at byte offset %d", begin)
 			}
 			endTag := s[nameBegin:i]
 			for isHTMLSpace(at(i)) {
 				i++
 			}
 			if at(i) != '>' {
-				return "", nil, fmt.Errorf("Unclosed end tag at byte offset %d", begin)
+				return "", nil, tdlibError("Unclosed end tag at byte offset %d", begin)
 			}
 			top := stack[len(stack)-1]
 			if endTag != "" && endTag != top.tag {
-				return "", nil, fmt.Errorf("Unmatched end tag at byte offset %d, expected \"</%s>\", found \"</%s>\"", begin, top.tag, endTag)
+				return "", nil, tdlibError("Unmatched end tag at byte offset %d, expected \"</%s>\", found \"</%s>\"", begin, top.tag, endTag)
 			}
 			if utf16 > top.offset {
 				e, err := htmlEntity(top.tag, top.arg, top.offset, utf16-top.offset, text.String()[top.pos:], entities)
@@ -190,7 +190,7 @@ func parseHTML(s string) (string, []MessageEntity, error) {
 		i++ // '>'
 	}
 	if len(stack) > 0 {
-		return "", nil, fmt.Errorf("Can't find end tag corresponding to start tag \"%s\"", stack[len(stack)-1].tag)
+		return "", nil, tdlibError("Can't find end tag corresponding to start tag \"%s\"", stack[len(stack)-1].tag)
 	}
 	return text.String(), mergePreCode(entities), nil
 }
@@ -212,7 +212,7 @@ func htmlEntity(tag, arg string, offset, length int, inner string, prev []Messag
 	case "tg-emoji":
 		id, err := strconv.ParseInt(arg, 10, 64)
 		if err != nil || id <= 0 || arg[0] == '+' {
-			return nil, fmt.Errorf("Invalid custom emoji identifier specified")
+			return nil, tdlibError("Invalid custom emoji identifier specified")
 		}
 		e.Type, e.CustomEmojiID = "custom_emoji", arg
 	case "tg-time":
@@ -353,3 +353,14 @@ func hexVal(c byte) int {
 	}
 	return -1
 }
+
+// tdlibError formats a parse error in TDLib's own wording, which starts with a capital
+// letter (Telegram sends it verbatim after "can't parse entities: ").
+func tdlibError(format string, args ...any) error {
+	return parseDetail(fmt.Sprintf(format, args...))
+}
+
+// parseDetail is the detail of a "can't parse entities" error.
+type parseDetail string
+
+func (d parseDetail) Error() string { return string(d) }

@@ -155,7 +155,7 @@ func (p params) bool(name string) bool {
 func (p params) decode(name string, dst any) error {
 	v := p[name]
 	data := []byte(v.str)
-	if v.raw != nil && len(v.raw) > 0 && v.raw[0] != '"' {
+	if len(v.raw) > 0 && v.raw[0] != '"' {
 		data = v.raw
 	}
 	return json.Unmarshal(data, dst)
