@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,7 +55,11 @@ func runLoad(b *testing.B, bin string, chats, perChat int) {
 	dir := b.TempDir()
 	write2(b, filepath.Join(dir, "mynah.yaml"), "data_dir: data\nlog:\n  level: warn\n")
 	write2(b, filepath.Join(dir, "agents", "Mynah.md"), "---\ntelegram_token: ${TELEGRAM_BOT_TOKEN}\nmodel: openai/instant\n---\nYou are Mynah.\n")
-	cmd := exec.Command(bin, "serve", "--config", dir)
+	args := []string{"serve", "--config", dir}
+	if prof := os.Getenv("MYNAH_LOAD_CPUPROFILE"); prof != "" {
+		args = append(args, "--cpuprofile", prof)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(cleanEnv(), "MYNAH_TELEGRAM_API_URL="+srv, "TELEGRAM_BOT_TOKEN="+telegramtest.DefaultToken,
 		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+fake.URL())
 	logs := &syncBuffer{}
@@ -62,7 +67,7 @@ func runLoad(b *testing.B, bin string, chats, perChat int) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	startCtx, stop := context.WithTimeout(ctx, 30*time.Second)

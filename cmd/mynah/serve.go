@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,7 @@ import (
 )
 
 func serveCommand() *cobra.Command {
-	var dir string
+	var dir, cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run every agent of the configuration on Telegram",
@@ -34,10 +35,23 @@ func serveCommand() *cobra.Command {
 				return err
 			}
 			log := newLogger(cfg.Log, os.Stderr)
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
 			return serve(cmd.Context(), cfg, serveOptions{Log: log, DBFile: "mynah.db"})
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file until exit")
+	_ = cmd.Flags().MarkHidden("cpuprofile")
 	return cmd
 }
 

@@ -40,11 +40,24 @@ func (r *Runner) Run(ctx context.Context) error {
 		if !next.IsZero() {
 			timer.Reset(time.Until(next))
 		}
-		select {
-		case res := <-done:
+		finished := func(res laneResult) {
 			delete(active, res.chat)
 			if !res.retry.IsZero() {
 				notBefore[res.chat] = res.retry
+			}
+		}
+		select {
+		case res := <-done:
+			finished(res)
+			// Collect whatever else is ready, so a burst of events costs one scan.
+			for more := true; more; {
+				select {
+				case res := <-done:
+					finished(res)
+				case <-r.wake:
+				default:
+					more = false
+				}
 			}
 		case <-r.wake:
 		case <-timer.C:
