@@ -80,7 +80,7 @@ func (b *Bot) Poll(ctx context.Context, h Handler) error {
 		for _, raw := range batch {
 			u, err := decodeUpdate(raw)
 			if err != nil {
-				b.log.Error("telegram: skipping malformed update", "update_id", u.ID, "err", err)
+				b.log.Error("telegram: skipping malformed update", "update_id", u.ID, "err", err, "raw", string(raw))
 				if u.ID > 0 {
 					offset = max(offset, u.ID+1)
 				}

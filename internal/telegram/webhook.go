@@ -16,8 +16,10 @@ const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
 // WebhookHandler returns the HTTP handler for the webhook set with SetWebhook(url, secret).
 // It accepts only POST (else 405) carrying the secret in SecretHeader, compared in
 // constant time (else 401; an empty secret rejects every request, so a webhook cannot be
-// left open by mistake). The body is one JSON update of at most 1 MiB (else 413); JSON
-// that does not decode is logged and answered 400. h runs with the request's context: if
+// left open by mistake). The body is one JSON update of at most 1 MiB (else 413). An
+// update that does not decode is logged with its raw JSON (so an operator can recover
+// it) and answered 200, as Poll skips it: Telegram would otherwise redeliver it forever
+// and hold back the updates queued behind it. h runs with the request's context: if
 // it fails the answer is 500 and Telegram delivers the update again later (it retries any
 // non-2xx answer with backoff); on success the answer is 200 with an empty body, which
 // confirms the update.
@@ -47,8 +49,8 @@ func (b *Bot) WebhookHandler(secret string, h Handler) http.Handler {
 		}
 		u, err := decodeUpdate(body)
 		if err != nil {
-			b.log.Error("telegram: malformed webhook update", "update_id", u.ID, "err", err)
-			http.Error(w, "malformed update", http.StatusBadRequest)
+			b.log.Error("telegram: skipping malformed webhook update", "update_id", u.ID, "err", err, "raw", string(body))
+			w.WriteHeader(http.StatusOK)
 			return
 		}
 		if err := h(r.Context(), u); err != nil {

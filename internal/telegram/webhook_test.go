@@ -36,8 +36,10 @@ func TestWebhookHandler(t *testing.T) {
 			wantStatus: http.StatusUnauthorized, wantBody: "unauthorized\n"},
 		{name: "GET", configured: secret, method: http.MethodGet, header: secret,
 			wantStatus: http.StatusMethodNotAllowed, wantBody: "method not allowed\n"},
+		// Skipped with a log, as in Poll: a non-2xx answer would make Telegram redeliver it
+		// forever and hold back the updates behind it.
 		{name: "malformed JSON", configured: secret, method: http.MethodPost, header: secret, body: `{"update_id": 8, "message": [`,
-			wantStatus: http.StatusBadRequest, wantBody: "malformed update\n"},
+			wantStatus: http.StatusOK},
 		{name: "too large", configured: secret, method: http.MethodPost, header: secret,
 			body:       `{"update_id": 9, "message": {"text": "` + strings.Repeat("a", maxWebhookBody) + `"}}`,
 			wantStatus: http.StatusRequestEntityTooLarge, wantBody: "request body too large\n"},
