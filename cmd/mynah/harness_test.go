@@ -161,6 +161,22 @@ func (h *harness) stop() {
 	case <-time.After(30 * time.Second):
 		h.t.Fatalf("mynah did not stop within 30s of SIGTERM\n%s", h.logs.String())
 	}
+	h.checkNoSecrets()
+}
+
+// checkNoSecrets fails the test if a bot token or API key appears in mynah's output.
+func (h *harness) checkNoSecrets() {
+	h.t.Helper()
+	logs := h.logs.String()
+	for _, kv := range h.env {
+		name, value, _ := strings.Cut(kv, "=")
+		if (strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "TOKEN")) && value != "" && strings.Contains(logs, value) {
+			h.t.Errorf("the secret in %s appears in mynah's logs", name)
+		}
+		if name == "TELEGRAM_BOT_TOKEN" && strings.Contains(logs, strings.SplitN(value, ":", 2)[1]) {
+			h.t.Errorf("part of the bot token appears in mynah's logs")
+		}
+	}
 }
 
 // waitSent waits until chat has n messages from the bot.
