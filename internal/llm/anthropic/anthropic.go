@@ -103,6 +103,10 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 	return acc.response(), nil
 }
 
+// scrub removes the API key from text that may echo request details.
 func (m *Model) scrub(s string) string {
+	if m.cfg.APIKey == "" {
+		return s
+	}
 	return strings.ReplaceAll(s, m.cfg.APIKey, "REDACTED")
 }
