@@ -104,7 +104,8 @@ func resolveModel(cfg *config, a *agentConfig) error {
 	}
 	a.ProviderName, a.ModelID = provider, model
 	a.Provider = withProviderEnv(p, cfg.getenv)
-	if a.Provider.APIKey == "" && a.Provider.BaseURL == "" {
+	// Only OpenAI-compatible local servers (Ollama, llama.cpp) work without a key.
+	if a.Provider.APIKey == "" && (a.Provider.Kind != "openai" || a.Provider.BaseURL == "") {
 		return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, keyVar[a.Provider.Kind])}
 	}
 	return nil
