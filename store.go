@@ -59,11 +59,15 @@ type OutPart struct {
 type Turns interface {
 	// PendingTurns returns up to limit unfinished turns of agent, oldest first.
 	PendingTurns(ctx context.Context, agent string, limit int) ([]Turn, error)
-	// FinishTurn marks the turn done and enqueues parts for delivery, atomically. Every
-	// part needs a Key; a part whose Key exists is ignored, so finishing twice enqueues
-	// once, and finishing a finished turn is a no-op. A part with Chat 0 goes to the
-	// turn's chat and thread. An unknown turn is an error wrapping ErrNotFound.
-	FinishTurn(ctx context.Context, turnID int64, parts []OutPart) error
+	// FinishTurn marks the turn done and enqueues parts for delivery, atomically, and
+	// returns the given parts as stored (ID set), in the given order and each Key once,
+	// leaving out those already sent or failed: what the caller can deliver at once
+	// without rescanning the outbox. Every part needs a Key; a part whose Key exists is
+	// not enqueued again and the stored part is returned in its place, so finishing twice
+	// enqueues once and returns the same pending parts. Finishing a finished turn
+	// enqueues nothing. A part with Chat 0 goes to the turn's chat and thread. An unknown
+	// turn is an error wrapping ErrNotFound.
+	FinishTurn(ctx context.Context, turnID int64, parts []OutPart) ([]OutPart, error)
 }
 
 // Outbox is the persistent delivery queue.

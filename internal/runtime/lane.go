@@ -23,21 +23,12 @@ type lane struct {
 // backoff is how long a lane waits after a transient failure.
 const backoff = 2 * time.Second
 
-// run delivers the pending parts, then handles the first turn (the runner rescans after
-// each lane, so parts that turn enqueued are delivered by the next lane at once).
+// run delivers the pending parts, then handles the first turn and delivers what it
+// enqueued. The runner rescans after each lane, so later turns get a fresh view.
 func (l *lane) run(ctx context.Context) laneResult {
 	res := laneResult{chat: l.chat}
-	for i, p := range l.parts {
-		err := l.r.deliver(ctx, p)
-		if errors.Is(err, ErrBlocked) {
-			l.r.dropBlocked(ctx, l.parts[i:])
-			return res
-		}
-		if err != nil {
-			l.r.log.Warn("delivery failed, will retry", "chat", l.chat, "part", p.Key, "err", err)
-			res.retry = l.r.opts.Now().Add(backoff)
-			return res
-		}
+	if !l.deliverAll(ctx, l.parts, &res) {
+		return res
 	}
 	if len(l.turns) == 0 {
 		return res
@@ -48,7 +39,7 @@ func (l *lane) run(ctx context.Context) laneResult {
 		// whole history, so a burst of messages gets one answer instead of several.
 		for _, later := range l.turns[1:] {
 			if later.Static == "" {
-				if err := l.r.store.FinishTurn(ctx, turn.ID, nil); err != nil {
+				if _, err := l.r.store.FinishTurn(ctx, turn.ID, nil); err != nil {
 					l.r.log.Error("finishing superseded turn", "chat", l.chat, "err", err)
 					res.retry = l.r.opts.Now().Add(backoff)
 				}
@@ -56,20 +47,42 @@ func (l *lane) run(ctx context.Context) laneResult {
 			}
 		}
 	}
-	if err := l.r.handle(ctx, turn); err != nil {
+	parts, err := l.r.handle(ctx, turn)
+	if err != nil {
 		l.r.log.Error("turn failed, will retry", "chat", l.chat, "turn", turn.ID, "err", err)
 		res.retry = l.r.opts.Now().Add(backoff)
+		return res
 	}
+	l.deliverAll(ctx, parts, &res)
 	return res
 }
 
-// handle answers one turn and enqueues its reply parts, atomically with finishing it.
-func (r *Runner) handle(ctx context.Context, t mynah.Turn) error {
+// deliverAll sends parts in order. It stops at the first failure, setting res.retry for
+// transient ones, and reports whether everything was delivered.
+func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneResult) bool {
+	for i, p := range parts {
+		err := l.r.deliver(ctx, p)
+		if errors.Is(err, ErrBlocked) {
+			l.r.dropBlocked(ctx, parts[i:])
+			return false
+		}
+		if err != nil {
+			l.r.log.Warn("delivery failed, will retry", "chat", l.chat, "part", p.Key, "err", err)
+			res.retry = l.r.opts.Now().Add(backoff)
+			return false
+		}
+	}
+	return true
+}
+
+// handle answers one turn and enqueues its reply parts, atomically with finishing it,
+// returning the parts to deliver.
+func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, error) {
 	text := t.Static
 	if text == "" {
 		var err error
 		if text, err = r.answer(ctx, t); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var parts []mynah.OutPart

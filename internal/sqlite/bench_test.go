@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -19,8 +18,8 @@ func seedChat(tb testing.TB, db *DB, agent string, chat mynah.Chat, n int) time.
 	start := time.Now()
 	alice := mynah.User{ID: 42, FirstName: "Alice", Username: "alice"}
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
+	err := db.inTx(ctx, func(tx *txn) error {
+		if _, err := tx.exec(ctx, db.stmts.upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
 			chat.Username, boolInt(chat.IsForum), t0.UnixMilli()); err != nil {
 			return err
 		}
@@ -130,5 +129,24 @@ func BenchmarkHistory(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPendingTurns measures the runtime's queue scan: 100 pending turns (one per
+// chat) read with the runtime's limit, as every dispatch does.
+func BenchmarkPendingTurns(b *testing.B) {
+	db := openTemp(b)
+	for i := 1; i <= 100; i++ {
+		chat := mynah.Chat{ID: mynah.ChatID(i), Type: mynah.ChatPrivate}
+		m := &mynah.Message{Chat: chat, ID: 1, Sender: mynah.User{ID: mynah.UserID(i)}, Time: time.UnixMilli(int64(i) * 1000), Text: "hi"}
+		if _, err := db.Accept(b.Context(), "a", int64(i), mynah.Intake{Chat: chat, Message: m, Turn: &mynah.Turn{Target: 1}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ts, err := db.PendingTurns(b.Context(), "a", 512); err != nil || len(ts) != 100 {
+			b.Fatalf("PendingTurns: %d turns, %v", len(ts), err)
+		}
 	}
 }

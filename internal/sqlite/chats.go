@@ -23,7 +23,7 @@ const (
 func (db *DB) Chat(ctx context.Context, agent string, id mynah.ChatID) (mynah.Chat, error) {
 	c := mynah.Chat{ID: id}
 	var typ string
-	err := db.read.QueryRowContext(ctx, queryChat, agent, int64(id)).Scan(&typ, &c.Title, &c.Username, &c.IsForum)
+	err := db.stmts.chat.QueryRowContext(ctx, agent, int64(id)).Scan(&typ, &c.Title, &c.Username, &c.IsForum)
 	if err != nil {
 		return mynah.Chat{}, fail(ctx, err, "chat %d of %s", id, agent)
 	}
@@ -37,7 +37,7 @@ func (db *DB) Session(ctx context.Context, agent string, chat mynah.ChatID) (myn
 	s := mynah.Session{Agent: agent, Chat: chat}
 	var start int64
 	var started sql.NullInt64
-	err := db.read.QueryRowContext(ctx, querySession, agent, int64(chat)).Scan(&start, &started)
+	err := db.stmts.session.QueryRowContext(ctx, agent, int64(chat)).Scan(&start, &started)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return s, nil
@@ -51,7 +51,7 @@ func (db *DB) Session(ctx context.Context, agent string, chat mynah.ChatID) (myn
 // SetBlocked records whether the chat's user blocked agent's bot. The chat need not be
 // known.
 func (db *DB) SetBlocked(ctx context.Context, agent string, id mynah.ChatID, blocked bool) error {
-	if _, err := db.write.ExecContext(ctx, upsertState, agent, int64(id), boolInt(blocked), db.now().UnixMilli()); err != nil {
+	if _, err := db.stmts.upsertState.ExecContext(ctx, agent, int64(id), boolInt(blocked), db.now().UnixMilli()); err != nil {
 		return fail(ctx, err, "set chat %d of %s blocked=%t", id, agent, blocked)
 	}
 	return nil
@@ -60,7 +60,7 @@ func (db *DB) SetBlocked(ctx context.Context, agent string, id mynah.ChatID, blo
 // Blocked reports whether the chat's user blocked agent's bot; false when never set.
 func (db *DB) Blocked(ctx context.Context, agent string, id mynah.ChatID) (bool, error) {
 	var blocked bool
-	err := db.read.QueryRowContext(ctx, queryBlocked, agent, int64(id)).Scan(&blocked)
+	err := db.stmts.blocked.QueryRowContext(ctx, agent, int64(id)).Scan(&blocked)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil
@@ -75,7 +75,7 @@ func (db *DB) RecordUsage(ctx context.Context, u mynah.Usage) error {
 	if u.Agent == "" {
 		return fmt.Errorf("sqlite: record usage: no agent")
 	}
-	_, err := db.write.ExecContext(ctx, insertUsage, u.Agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
+	_, err := db.stmts.insertUsage.ExecContext(ctx, u.Agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
 		u.CachedTokens, orNow(u.Time, db.now).UnixMilli())
 	if err != nil {
 		return fail(ctx, err, "record usage of %s", u.Agent)

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/mynah-ai/mynah"
@@ -52,9 +51,9 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		return false, fmt.Errorf("sqlite: accept update %d of %s: %w", updateID, agent, err)
 	}
 	var accepted bool
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		now := db.now()
-		res, err := tx.ExecContext(ctx, insertUpdate, agent, updateID, now.UnixMilli())
+		res, err := tx.exec(ctx, db.stmts.insertUpdate, agent, updateID, now.UnixMilli())
 		if err != nil {
 			return err
 		}
@@ -63,7 +62,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		}
 		accepted = true
 		if chat.ID != 0 {
-			if _, err := tx.ExecContext(ctx, upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
+			if _, err := tx.exec(ctx, db.stmts.upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
 				chat.Username, boolInt(chat.IsForum), now.UnixMilli()); err != nil {
 				return err
 			}
@@ -72,7 +71,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 			if u.ID == 0 {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, upsertUser, agent, int64(u.ID), u.FirstName, u.LastName, u.Username,
+			if _, err := tx.exec(ctx, db.stmts.upsertUser, agent, int64(u.ID), u.FirstName, u.LastName, u.Username,
 				boolInt(u.IsBot), now.UnixMilli()); err != nil {
 				return err
 			}
@@ -89,7 +88,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		}
 		if in.Reset {
 			started := orNow(in.Message.Time, db.now)
-			if _, err := tx.ExecContext(ctx, insertSession, agent, int64(chat.ID), int64(in.Message.ID), started.UnixMilli()); err != nil {
+			if _, err := tx.exec(ctx, db.stmts.insertSession, agent, int64(chat.ID), int64(in.Message.ID), started.UnixMilli()); err != nil {
 				return err
 			}
 		}
@@ -99,11 +98,11 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 				tc = chat.ID
 			}
 			if tc != chat.ID {
-				if _, err := tx.ExecContext(ctx, ensureChat, agent, int64(tc), "", "", "", 0, now.UnixMilli()); err != nil {
+				if _, err := tx.exec(ctx, db.stmts.ensureChat, agent, int64(tc), "", "", "", 0, now.UnixMilli()); err != nil {
 					return err
 				}
 			}
-			if _, err := tx.ExecContext(ctx, insertTurn, agent, int64(tc), t.ThreadID, int64(t.Target), t.Static,
+			if _, err := tx.exec(ctx, db.stmts.insertTurn, agent, int64(tc), t.ThreadID, int64(t.Target), t.Static,
 				int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli()); err != nil {
 				return err
 			}

@@ -22,9 +22,9 @@ const (
 	// History walks the primary key (or messages_thread) backwards from the newest id and
 	// stops after limit rows: its cost is O(limit), whatever the size of the chat.
 	queryHistory = `SELECT ` + messageColumns + messageFrom +
-		`WHERE m.agent = ? AND m.chat_id = ? AND m.message_id > ? ORDER BY m.message_id DESC LIMIT ?`
+		`WHERE m.agent = ? AND m.chat_id = ? AND m.message_id > ? ORDER BY m.message_id DESC LIMIT +?`
 	queryHistoryThread = `SELECT ` + messageColumns + messageFrom +
-		`WHERE m.agent = ? AND m.chat_id = ? AND m.thread_id = ? AND m.message_id > ? ORDER BY m.message_id DESC LIMIT ?`
+		`WHERE m.agent = ? AND m.chat_id = ? AND m.thread_id = ? AND m.message_id > ? ORDER BY m.message_id DESC LIMIT +?`
 
 	insertMessage = `INSERT INTO messages (agent, chat_id, message_id, thread_id,
 		sender_id, sender_first_name, sender_last_name, sender_username, sender_is_bot,
@@ -42,7 +42,7 @@ const (
 // Message returns one stored message of agent, with Chat as last seen, or an error
 // wrapping mynah.ErrNotFound.
 func (db *DB) Message(ctx context.Context, agent string, chat mynah.ChatID, id mynah.MessageID) (mynah.Message, error) {
-	m, err := scanMessage(agent, db.read.QueryRowContext(ctx, queryMessage, agent, int64(chat), int64(id)))
+	m, err := scanMessage(agent, db.stmts.message.QueryRowContext(ctx, agent, int64(chat), int64(id)))
 	if err != nil {
 		return mynah.Message{}, fail(ctx, err, "message %d in chat %d of %s", id, chat, agent)
 	}
@@ -61,9 +61,9 @@ func (db *DB) History(ctx context.Context, agent string, chat mynah.ChatID, thre
 		err  error
 	)
 	if thread == 0 {
-		rows, err = db.read.QueryContext(ctx, queryHistory, agent, int64(chat), int64(after), limit)
+		rows, err = db.stmts.history.QueryContext(ctx, agent, int64(chat), int64(after), limit)
 	} else {
-		rows, err = db.read.QueryContext(ctx, queryHistoryThread, agent, int64(chat), thread, int64(after), limit)
+		rows, err = db.stmts.historyThread.QueryContext(ctx, agent, int64(chat), thread, int64(after), limit)
 	}
 	if err != nil {
 		return nil, fail(ctx, err, "history of chat %d of %s", chat, agent)
@@ -114,13 +114,13 @@ func scanMessage(agent string, s scanner) (mynah.Message, error) {
 
 // storeMessage inserts m as agent's message in chat unless a message with its id is
 // stored already, in which case the stored row is kept. It reports whether it inserted.
-func (db *DB) storeMessage(ctx context.Context, tx *sql.Tx, agent string, chat mynah.ChatID, m *mynah.Message) (bool, error) {
+func (db *DB) storeMessage(ctx context.Context, tx *txn, agent string, chat mynah.ChatID, m *mynah.Message) (bool, error) {
 	j, err := encodeMessageJSON(m)
 	if err != nil {
 		return false, err
 	}
 	s := m.Sender
-	res, err := tx.ExecContext(ctx, insertMessage, agent, int64(chat), int64(m.ID), m.ThreadID,
+	res, err := tx.exec(ctx, db.stmts.insertMessage, agent, int64(chat), int64(m.ID), m.ThreadID,
 		int64(s.ID), s.FirstName, s.LastName, s.Username, boolInt(s.IsBot),
 		millis(m.Time).Int64, millis(m.Edited), m.Text, j.entities, j.replyTo, j.forward, j.media,
 		boolInt(m.Outgoing), db.now().UnixMilli())
@@ -133,14 +133,14 @@ func (db *DB) storeMessage(ctx context.Context, tx *sql.Tx, agent string, chat m
 
 // editMessage applies an edit: text, entities and media are replaced and edited is set.
 // An edit of a message never stored stores the edited message.
-func (db *DB) editMessage(ctx context.Context, tx *sql.Tx, agent string, chat mynah.ChatID, m *mynah.Message) error {
+func (db *DB) editMessage(ctx context.Context, tx *txn, agent string, chat mynah.ChatID, m *mynah.Message) error {
 	e := *m
 	e.Edited = orNow(e.Edited, db.now)
 	j, err := encodeMessageJSON(&e)
 	if err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, updateEdited, e.Text, j.entities, j.media, millis(e.Edited),
+	res, err := tx.exec(ctx, db.stmts.updateEdited, e.Text, j.entities, j.media, millis(e.Edited),
 		agent, int64(chat), int64(e.ID))
 	if err != nil {
 		return err

@@ -82,7 +82,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		if int64(m.version) <= newest.Int64 {
 			continue
 		}
-		err := db.inTx(ctx, func(tx *sql.Tx) error {
+		err := db.inTx(ctx, func(tx *txn) error {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil || n > 0 {
 				return err

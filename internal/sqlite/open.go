@@ -42,6 +42,7 @@ type DB struct {
 	path  string
 	write *sql.DB
 	read  *sql.DB
+	stmts *stmts
 	now   func() time.Time
 
 	closeOnce sync.Once
@@ -54,7 +55,7 @@ var _ mynah.Store = (*DB)(nil)
 // missing, and applies the embedded migrations that the file lacks. The database uses
 // WAL, foreign keys, a busy timeout and synchronous=NORMAL (durable across process
 // crashes; a power loss may drop the last transactions, never corrupt the file).
-// The caller closes the returned DB.
+// The statements the store runs are prepared here, once. The caller closes the returned DB.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
 		return nil, fmt.Errorf("sqlite: open %q: want a plain file path", path)
@@ -97,15 +98,20 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, translate(ctx, err))
 	}
+	if db.stmts, err = prepareStmts(ctx, write, read); err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
 	db.read = read
 	return db, nil
 }
 
-// Close closes the database, waiting for running queries. It is safe to call more than
-// once and returns the first call's result.
+// Close closes the prepared statements and the database, waiting for running queries.
+// It is safe to call more than once and returns the first call's result.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
-		db.closeErr = errors.Join(db.read.Close(), db.write.Close())
+		db.closeErr = errors.Join(db.stmts.close(), db.read.Close(), db.write.Close())
 		if db.closeErr != nil {
 			db.closeErr = fmt.Errorf("sqlite: close %q: %w", db.path, db.closeErr)
 		}
@@ -114,12 +120,12 @@ func (db *DB) Close() error {
 }
 
 // inTx runs fn in a write transaction and commits it when fn returns nil.
-func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(&txn{Tx: tx}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

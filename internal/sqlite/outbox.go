@@ -9,10 +9,17 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
+// partColumns are the columns scanPart reads from outbox.
+const partColumns = `id, chat_id, thread_id, key, html, plain, reply_to, created`
+
 const (
 	// queryPendingParts reads the outbox_pending partial index: unsent, unfailed rows only.
-	queryPendingParts = `SELECT id, chat_id, thread_id, key, html, plain, reply_to, created
-		FROM outbox WHERE agent = ? AND sent_at IS NULL AND failed_at IS NULL ORDER BY id LIMIT ?`
+	queryPendingParts = `SELECT ` + partColumns + `
+		FROM outbox WHERE agent = ? AND sent_at IS NULL AND failed_at IS NULL ORDER BY id LIMIT +?`
+	// queryPartByKey reads one part through the UNIQUE (agent, key) index, and whether it
+	// is still pending.
+	queryPartByKey = `SELECT ` + partColumns + `, sent_at IS NULL AND failed_at IS NULL
+		FROM outbox WHERE agent = ? AND key = ?`
 	queryPart = `SELECT agent, chat_id, thread_id, sent_at IS NOT NULL OR failed_at IS NOT NULL
 		FROM outbox WHERE id = ?`
 	markSent   = `UPDATE outbox SET sent_at = ?, tg_message_id = ? WHERE id = ?`
@@ -25,7 +32,7 @@ func (db *DB) PendingParts(ctx context.Context, agent string, limit int) ([]myna
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.read.QueryContext(ctx, queryPendingParts, agent, limit)
+	rows, err := db.stmts.pendingParts.QueryContext(ctx, agent, limit)
 	if err != nil {
 		return nil, fail(ctx, err, "pending parts of %s", agent)
 	}
@@ -33,12 +40,9 @@ func (db *DB) PendingParts(ctx context.Context, agent string, limit int) ([]myna
 	var out []mynah.OutPart
 	for rows.Next() {
 		p := mynah.OutPart{Agent: agent}
-		var chat, replyTo int64
-		var created sql.NullInt64
-		if err := rows.Scan(&p.ID, &chat, &p.ThreadID, &p.Key, &p.HTML, &p.Plain, &replyTo, &created); err != nil {
+		if err := scanPart(rows, &p); err != nil {
 			return nil, fail(ctx, err, "pending parts of %s", agent)
 		}
-		p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), fromMillis(created)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
@@ -47,19 +51,46 @@ func (db *DB) PendingParts(ctx context.Context, agent string, limit int) ([]myna
 	return out, nil
 }
 
+// scanPart reads partColumns, then more, into p.
+func scanPart(s scanner, p *mynah.OutPart, more ...any) error {
+	var chat, replyTo int64
+	var created sql.NullInt64
+	dest := append([]any{&p.ID, &chat, &p.ThreadID, &p.Key, &p.HTML, &p.Plain, &replyTo, &created}, more...)
+	if err := s.Scan(dest...); err != nil {
+		return err
+	}
+	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), fromMillis(created)
+	return nil
+}
+
+// storedPart returns agent's part with key as stored, and whether it is still pending
+// (neither sent nor failed); a key never enqueued is not pending.
+func (db *DB) storedPart(ctx context.Context, tx *txn, agent, key string) (mynah.OutPart, bool, error) {
+	p := mynah.OutPart{Agent: agent}
+	var pending bool
+	err := scanPart(tx.queryRow(ctx, db.stmts.queryPartByKey, agent, key), &p, &pending)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return mynah.OutPart{}, false, nil
+	case err != nil:
+		return mynah.OutPart{}, false, err
+	}
+	return p, pending, nil
+}
+
 // errSettled stops a transaction on a part already sent or failed; it never escapes.
 var errSettled = errors.New("part already settled")
 
 // settle runs fn in a transaction on a part that is still pending. A part already sent or
 // failed is left as it is and settle returns nil; an unknown part is mynah.ErrNotFound.
-func (db *DB) settle(ctx context.Context, partID int64, fn func(tx *sql.Tx, agent string, chat mynah.ChatID, thread int64) error) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+func (db *DB) settle(ctx context.Context, partID int64, fn func(tx *txn, agent string, chat mynah.ChatID, thread int64) error) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		var (
 			agent        string
 			chat, thread int64
 			settled      bool
 		)
-		if err := tx.QueryRowContext(ctx, queryPart, partID).Scan(&agent, &chat, &thread, &settled); err != nil {
+		if err := tx.queryRow(ctx, db.stmts.queryPart, partID).Scan(&agent, &chat, &thread, &settled); err != nil {
 			return err
 		}
 		if settled {
@@ -83,9 +114,9 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 	if sent.ID == 0 {
 		return fmt.Errorf("sqlite: mark part %d sent: message has no id", partID)
 	}
-	err := db.settle(ctx, partID, func(tx *sql.Tx, agent string, chat mynah.ChatID, thread int64) error {
+	err := db.settle(ctx, partID, func(tx *txn, agent string, chat mynah.ChatID, thread int64) error {
 		now := db.now()
-		if _, err := tx.ExecContext(ctx, markSent, now.UnixMilli(), int64(sent.ID), partID); err != nil {
+		if _, err := tx.exec(ctx, db.stmts.markSent, now.UnixMilli(), int64(sent.ID), partID); err != nil {
 			return err
 		}
 		m := sent
@@ -97,7 +128,7 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			m.ThreadID = thread
 		}
 		c := m.Chat
-		if _, err := tx.ExecContext(ctx, ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
+		if _, err := tx.exec(ctx, db.stmts.ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
 			boolInt(c.IsForum), now.UnixMilli()); err != nil {
 			return err
 		}
@@ -114,8 +145,8 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 // it leaves PendingParts. Marking a part already sent or failed is a no-op; an unknown
 // part is an error wrapping mynah.ErrNotFound.
 func (db *DB) MarkFailed(ctx context.Context, partID int64, reason string) error {
-	err := db.settle(ctx, partID, func(tx *sql.Tx, _ string, _ mynah.ChatID, _ int64) error {
-		_, err := tx.ExecContext(ctx, markFailed, db.now().UnixMilli(), reason, partID)
+	err := db.settle(ctx, partID, func(tx *txn, _ string, _ mynah.ChatID, _ int64) error {
+		_, err := tx.exec(ctx, db.stmts.markFailed, db.now().UnixMilli(), reason, partID)
 		return err
 	})
 	if err != nil {

@@ -152,12 +152,16 @@ func TestQueryPlans(t *testing.T) {
 		queryTurn:          {1},
 		queryPendingParts:  {"a", 10},
 		queryPart:          {1},
+		queryPartByKey:     {"a", "turn/1/0"},
 		queryChat:          {"a", 1},
 		querySession:       {"a", 1},
 		queryBlocked:       {"a", 1},
 		updateEdited:       {"", "", "", 0, "a", 1, 1},
 	}
 	for q, args := range queries {
+		if strings.Contains(q, "LIMIT ?") {
+			t.Errorf("query binds LIMIT ?, which SQLite re-prepares on every call; write LIMIT +?:\n%s", q)
+		}
 		rows, err := db.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -11,7 +12,7 @@ import (
 const (
 	// queryPendingTurns reads the turns_pending partial index, which holds undone rows only.
 	queryPendingTurns = `SELECT id, chat_id, thread_id, target, static, reply_to, created
-		FROM turns WHERE agent = ? AND done_at IS NULL ORDER BY id LIMIT ?`
+		FROM turns WHERE agent = ? AND done_at IS NULL ORDER BY id LIMIT +?`
 	queryTurn  = `SELECT agent, chat_id, thread_id, done_at FROM turns WHERE id = ?`
 	finishTurn = `UPDATE turns SET done_at = ? WHERE id = ?`
 	insertPart = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created)
@@ -24,7 +25,7 @@ func (db *DB) PendingTurns(ctx context.Context, agent string, limit int) ([]myna
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.read.QueryContext(ctx, queryPendingTurns, agent, limit)
+	rows, err := db.stmts.pendingTurns.QueryContext(ctx, agent, limit)
 	if err != nil {
 		return nil, fail(ctx, err, "pending turns of %s", agent)
 	}
@@ -46,49 +47,101 @@ func (db *DB) PendingTurns(ctx context.Context, agent string, limit int) ([]myna
 	return out, nil
 }
 
-// FinishTurn marks the turn done and enqueues parts for delivery in one transaction.
+// FinishTurn marks the turn done and enqueues parts for delivery in one transaction, and
+// returns the parts as stored that are still pending (neither sent nor failed), in the
+// order given, each key once, with ID set: what the caller should deliver now.
+//
 // Parts belong to the turn's agent (a part naming another agent is an error); a part with
 // Chat 0 goes to the turn's chat and thread; Created 0 means now. Every part needs a Key,
-// unique per agent: a part whose key is already enqueued is skipped. Finishing a finished
-// turn is a no-op that enqueues nothing; an unknown turn is an error wrapping
-// mynah.ErrNotFound.
-func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPart) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+// unique per agent: a part whose key is already enqueued is not enqueued again, and the
+// stored part is returned in its place. Finishing a finished turn enqueues nothing and
+// returns the stored, pending parts of the given keys, so finishing twice returns the same
+// parts. An invalid part is an error and changes nothing; an unknown turn is an error
+// wrapping mynah.ErrNotFound.
+func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPart) ([]mynah.OutPart, error) {
+	var out []mynah.OutPart
+	err := db.inTx(ctx, func(tx *txn) error {
 		var (
 			agent        string
 			chat, thread int64
 			done         sql.NullInt64
 		)
-		if err := tx.QueryRowContext(ctx, queryTurn, turnID).Scan(&agent, &chat, &thread, &done); err != nil {
+		if err := tx.queryRow(ctx, db.stmts.queryTurn, turnID).Scan(&agent, &chat, &thread, &done); err != nil {
 			return err
 		}
-		if done.Valid {
-			return nil
-		}
-		now := db.now()
-		if _, err := tx.ExecContext(ctx, finishTurn, now.UnixMilli(), turnID); err != nil {
+		if err := checkParts(agent, parts); err != nil {
 			return err
 		}
-		for i, p := range parts {
-			if p.Agent != "" && p.Agent != agent {
-				return fmt.Errorf("part %d is for agent %q, the turn for %q", i, p.Agent, agent)
-			}
-			if p.Key == "" {
-				return fmt.Errorf("part %d has no key", i)
-			}
-			pc, pt := int64(p.Chat), p.ThreadID
-			if pc == 0 {
-				pc, pt = chat, thread
-			}
-			if _, err := tx.ExecContext(ctx, insertPart, agent, pc, pt, p.Key, p.HTML, p.Plain, int64(p.ReplyTo),
-				turnID, orNow(p.Created, db.now).UnixMilli()); err != nil {
+		if !done.Valid {
+			if _, err := tx.exec(ctx, db.stmts.finishTurn, db.now().UnixMilli(), turnID); err != nil {
 				return err
+			}
+		}
+		for _, p := range parts {
+			if slices.ContainsFunc(out, func(o mynah.OutPart) bool { return o.Key == p.Key }) {
+				continue
+			}
+			var (
+				stored  mynah.OutPart
+				pending bool
+				err     error
+			)
+			if done.Valid {
+				stored, pending, err = db.storedPart(ctx, tx, agent, p.Key)
+			} else {
+				stored, pending, err = db.enqueuePart(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, p)
+			}
+			if err != nil {
+				return err
+			}
+			if pending {
+				out = append(out, stored)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return fail(ctx, err, "finish turn %d", turnID)
+		return nil, fail(ctx, err, "finish turn %d", turnID)
+	}
+	return out, nil
+}
+
+// checkParts reports the first part that cannot be enqueued for a turn of agent.
+func checkParts(agent string, parts []mynah.OutPart) error {
+	for i, p := range parts {
+		if p.Agent != "" && p.Agent != agent {
+			return fmt.Errorf("part %d is for agent %q, the turn for %q", i, p.Agent, agent)
+		}
+		if p.Key == "" {
+			return fmt.Errorf("part %d has no key", i)
+		}
 	}
 	return nil
+}
+
+// enqueuePart inserts p for the turn (of agent, in chat and thread) unless its key is
+// enqueued already, and returns the part as stored and whether it is still pending.
+func (db *DB) enqueuePart(ctx context.Context, tx *txn, turnID int64, agent string, chat mynah.ChatID, thread int64, p mynah.OutPart) (mynah.OutPart, bool, error) {
+	if p.Chat == 0 {
+		p.Chat, p.ThreadID = chat, thread
+	}
+	created := orNow(p.Created, db.now).UnixMilli()
+	res, err := tx.exec(ctx, db.stmts.insertPart, agent, int64(p.Chat), p.ThreadID, p.Key, p.HTML, p.Plain,
+		int64(p.ReplyTo), turnID, created)
+	if err != nil {
+		return mynah.OutPart{}, false, err
+	}
+	// RowsAffected is 0 when ON CONFLICT skipped the insert; LastInsertId is then stale.
+	n, err := res.RowsAffected()
+	if err != nil {
+		return mynah.OutPart{}, false, err
+	}
+	if n == 0 {
+		return db.storedPart(ctx, tx, agent, p.Key)
+	}
+	if p.ID, err = res.LastInsertId(); err != nil {
+		return mynah.OutPart{}, false, err
+	}
+	p.Agent, p.Created = agent, fromMillis(sql.NullInt64{Int64: created, Valid: true})
+	return p, true, nil
 }

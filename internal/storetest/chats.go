@@ -80,7 +80,7 @@ func testAgentsIsolated(t *testing.T, b Backend) {
 	turn := pendingTurns(t, s, agentB, 1)[0]
 	p := part(turn, 0, "Reset.")
 	p.Agent = agentA
-	if err := s.FinishTurn(ctx, turn.ID, []mynah.OutPart{p}); err == nil {
+	if _, err := s.FinishTurn(ctx, turn.ID, []mynah.OutPart{p}); err == nil {
 		t.Errorf("FinishTurn of bob's turn with a part for ada succeeded, want an error")
 	}
 }

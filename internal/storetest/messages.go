@@ -189,7 +189,7 @@ func testNotFound(t *testing.T, b Backend) {
 	if _, err := s.Chat(ctx, agentA, group.ID); !errors.Is(err, mynah.ErrNotFound) {
 		t.Errorf("Chat of an unknown chat: err = %v, want ErrNotFound", err)
 	}
-	if err := s.FinishTurn(ctx, 123456, nil); !errors.Is(err, mynah.ErrNotFound) {
+	if _, err := s.FinishTurn(ctx, 123456, nil); !errors.Is(err, mynah.ErrNotFound) {
 		t.Errorf("FinishTurn of an unknown turn: err = %v, want ErrNotFound", err)
 	}
 	if err := s.MarkSent(ctx, 123456, mynah.Message{ID: 1}); !errors.Is(err, mynah.ErrNotFound) {

@@ -61,7 +61,7 @@ func testTurnQueue(t *testing.T, b Backend) {
 	if first := pendingTurns(t, s, agentA, 2); len(first) != 2 || first[0].ID != got[0].ID || first[1].ID != got[1].ID {
 		t.Errorf("PendingTurns(limit 2) = %+v, want the two oldest", first)
 	}
-	if err := s.FinishTurn(t.Context(), got[1].ID, []mynah.OutPart{part(got[1], 0, "Commands: /reset")}); err != nil {
+	if _, err := s.FinishTurn(t.Context(), got[1].ID, []mynah.OutPart{part(got[1], 0, "Commands: /reset")}); err != nil {
 		t.Fatal(err)
 	}
 	left := pendingTurns(t, s, agentA, 10)
@@ -80,12 +80,12 @@ func testFinishTurnIdempotent(t *testing.T, b Backend) {
 	turn := queueTurns(t, s, agentA, dm, 1)[0]
 	parts := []mynah.OutPart{part(turn, 0, "one"), part(turn, 1, "two")}
 	for range 2 {
-		if err := s.FinishTurn(t.Context(), turn.ID, parts); err != nil {
+		if _, err := s.FinishTurn(t.Context(), turn.ID, parts); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A third finish with other parts is a no-op too: the turn is done.
-	if err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 2, "three")}); err != nil {
+	if _, err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 2, "three")}); err != nil {
 		t.Fatal(err)
 	}
 	got := pendingParts(t, s, agentA, 10)
@@ -107,8 +107,8 @@ func testFinishTurnAtomic(t *testing.T, b Backend) {
 	turn := queueTurns(t, s, agentA, dm, 1)[0]
 	bad := part(turn, 1, "no key")
 	bad.Key = ""
-	if err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 0, "fine"), bad}); err == nil {
-		t.Fatal("FinishTurn with a part without a key succeeded, want an error")
+	if got, err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 0, "fine"), bad}); err == nil || len(got) != 0 {
+		t.Fatalf("FinishTurn with a part without a key = %+v, %v; want no parts and an error", got, err)
 	}
 	if got := pendingParts(t, s, agentA, 10); len(got) != 0 {
 		t.Errorf("PendingParts after a failed FinishTurn = %+v, want none", got)
@@ -116,7 +116,7 @@ func testFinishTurnAtomic(t *testing.T, b Backend) {
 	if got := pendingTurns(t, s, agentA, 10); len(got) != 1 {
 		t.Errorf("PendingTurns after a failed FinishTurn = %+v, want the turn", got)
 	}
-	if err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 0, "fine")}); err != nil {
+	if _, err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 0, "fine")}); err != nil {
 		t.Fatalf("FinishTurn retry: %v", err)
 	}
 	if got := pendingParts(t, s, agentA, 10); len(got) != 1 {
@@ -132,7 +132,7 @@ func testOutboxKeysUnique(t *testing.T, b Backend) {
 	p1, p2 := part(turns[0], 0, "first"), part(turns[1], 0, "second")
 	p2.Key = p1.Key
 	for i, p := range []mynah.OutPart{p1, p2} {
-		if err := s.FinishTurn(t.Context(), turns[i].ID, []mynah.OutPart{p}); err != nil {
+		if _, err := s.FinishTurn(t.Context(), turns[i].ID, []mynah.OutPart{p}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +143,7 @@ func testOutboxKeysUnique(t *testing.T, b Backend) {
 	tb := queueTurns(t, s, agentB, dm, 1)[0]
 	pb := part(tb, 0, "bob's")
 	pb.Key = p1.Key
-	if err := s.FinishTurn(t.Context(), tb.ID, []mynah.OutPart{pb}); err != nil {
+	if _, err := s.FinishTurn(t.Context(), tb.ID, []mynah.OutPart{pb}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(pendingParts(t, s, agentB, 10), []mynah.OutPart{pb}, cmpOpts, ignorePartID); diff != "" {
@@ -156,7 +156,7 @@ func testOutboxKeysUnique(t *testing.T, b Backend) {
 func testMarkSent(t *testing.T, b Backend) {
 	s := b.Open(t)
 	turn := queueTurns(t, s, agentA, group, 10)[0]
-	if err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 0, "one"), part(turn, 1, "two")}); err != nil {
+	if _, err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 0, "one"), part(turn, 1, "two")}); err != nil {
 		t.Fatal(err)
 	}
 	parts := pendingParts(t, s, agentA, 10)
@@ -206,7 +206,7 @@ func testMarkSent(t *testing.T, b Backend) {
 func testMarkFailed(t *testing.T, b Backend) {
 	s := b.Open(t)
 	turn := queueTurns(t, s, agentA, dm, 1)[0]
-	if err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 0, "one"), part(turn, 1, "two")}); err != nil {
+	if _, err := s.FinishTurn(t.Context(), turn.ID, []mynah.OutPart{part(turn, 0, "one"), part(turn, 1, "two")}); err != nil {
 		t.Fatal(err)
 	}
 	parts := pendingParts(t, s, agentA, 10)
