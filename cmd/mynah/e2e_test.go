@@ -273,6 +273,15 @@ func TestHTMLFallbackAndFloodControl(t *testing.T) {
 	if sent[1].Text != "second" {
 		t.Errorf("after 429 the part should be sent once, got %q", sent[1].Text)
 	}
+
+	// A group reply whose target vanished is sent as a plain message.
+	group := telegramtest.Supergroup(-100555, "Vanishing")
+	h.llm.Push(llmtest.Reply{Text: "third"})
+	h.emu.FailNext("sendMessage", 1, 400, "Bad Request: message to be replied not found", 0)
+	h.emu.SendGroup(group, alice, "@mynah_bot quick, before I delete this")
+	if s := h.waitSent(group.ID, 1); s[0].Text != "third" || s[0].ReplyTo != 0 {
+		t.Errorf("after 'message to be replied not found' got %q replying to %d, want a plain message", s[0].Text, s[0].ReplyTo)
+	}
 	h.stop()
 	if n := len(h.emu.Sent(alice.ID)); n != 2 {
 		t.Errorf("%d messages sent, want exactly 2", n)
