@@ -16,7 +16,10 @@ const (
 	defaultReplyTokens   = 1024
 )
 
-var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+var (
+	agentName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+	tokenShape = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]{35}$`)
+)
 
 // loadAgents reads every agents/<Name>.md of cfg.Dir.
 func loadAgents(cfg *config, defaults agentSettings, getenv func(string) string, opts loadOptions) ([]agentConfig, error) {
@@ -65,6 +68,9 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 	inherit(&a.agentSettings, defaults)
 	if a.TelegramToken == "" && !opts.NoTokens {
 		return a, &configError{file, "telegram_token", "empty: set TELEGRAM_BOT_TOKEN (or the variable the file names) to the token @BotFather gave you"}
+	}
+	if a.TelegramToken != "" && !opts.NoTokens && !tokenShape.MatchString(string(a.TelegramToken)) {
+		return a, &configError{file, "telegram_token", "does not look like a bot token (want <bot id>:<35 characters>, as @BotFather gives it)"}
 	}
 	if err := resolveModel(cfg, &a); err != nil {
 		return a, err
