@@ -134,6 +134,30 @@ type UsageLog interface {
 	RecordUsage(ctx context.Context, u Usage) error
 }
 
+// PromptRecord is what the prompt of one turn contained, kept so that an operator can ask
+// why a reply said what it said (`mynah context explain`). Composition is the prompt
+// package's JSON record (layers, tokens per layer, message ids, what was trimmed).
+type PromptRecord struct {
+	Agent       string
+	Chat        ChatID
+	Turn        int64 // the turn whose reply this prompt produced
+	Model       string
+	Composition []byte
+	Usage       Usage
+	Time        time.Time
+}
+
+// PromptLog stores prompt records.
+type PromptLog interface {
+	// RecordPrompt stores rec; recording a turn again replaces its record (a retried turn
+	// keeps the prompt that produced the reply).
+	RecordPrompt(ctx context.Context, rec PromptRecord) error
+	// PromptForReply returns the record of the turn whose reply was delivered as Telegram
+	// message reply in chat (chat 0: any chat of agent; the newest match wins), or an
+	// error wrapping ErrNotFound.
+	PromptForReply(ctx context.Context, agent string, chat ChatID, reply MessageID) (PromptRecord, error)
+}
+
 // Store is everything a backend provides. Consumers depend on the narrow interfaces.
 type Store interface {
 	Inbox
@@ -143,5 +167,6 @@ type Store interface {
 	Sessions
 	Chats
 	UsageLog
+	PromptLog
 	Close() error
 }

@@ -78,6 +78,9 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 	if a.ContextTokens <= a.ReplyTokens {
 		return a, &configError{file, "context_tokens", fmt.Sprintf("%d leaves no room for history after reply_tokens %d", a.ContextTokens, a.ReplyTokens)}
 	}
+	if err := validatePrompt(&a); err != nil {
+		return a, err
+	}
 	if a.Location, err = time.LoadLocation(firstNonEmpty(a.Timezone, "UTC")); err != nil {
 		return a, &configError{file, "timezone", fmt.Sprintf("unknown time zone %q", a.Timezone)}
 	}
@@ -150,6 +153,43 @@ func inherit(a *agentSettings, d agentSettings) {
 	if a.Timezone == "" {
 		a.Timezone = d.Timezone
 	}
+	if a.History == "" {
+		a.History = firstNonEmpty(d.History, "full")
+	}
+	if a.HistoryWindow == 0 {
+		a.HistoryWindow = firstPositive(d.HistoryWindow, 50)
+	}
+	if a.Format == "" {
+		a.Format = firstNonEmpty(d.Format, "structured")
+	}
+	if a.Shares == nil {
+		a.Shares = d.Shares
+	}
+}
+
+// validatePrompt checks the prompt settings of an agent.
+func validatePrompt(a *agentConfig) error {
+	switch a.History {
+	case "full", "delta", "window":
+	default:
+		return &configError{a.File, "history", fmt.Sprintf("%q is not full, delta or window", a.History)}
+	}
+	switch a.Format {
+	case "structured", "compact":
+	default:
+		return &configError{a.File, "format", fmt.Sprintf("%q is not structured or compact", a.Format)}
+	}
+	if s := a.Shares; s != nil {
+		for name, v := range map[string]float64{"tools": s.Tools, "memory": s.Memory, "summaries": s.Summaries, "recall": s.Recall} {
+			if v < 0 || v > 1 {
+				return &configError{a.File, "shares." + name, fmt.Sprintf("%v is not a fraction between 0 and 1", v)}
+			}
+		}
+		if sum := s.Tools + s.Memory + s.Summaries + s.Recall; sum > 0.9 {
+			return &configError{a.File, "shares", fmt.Sprintf("the layers take %.0f%% of the budget; leave at least 10%% for history", sum*100)}
+		}
+	}
+	return nil
 }
 
 func firstPositive(vs ...int) int {

@@ -64,11 +64,23 @@ type providerConfig struct {
 
 // agentSettings are the tunables an agent inherits from defaults and may override.
 type agentSettings struct {
-	Model           string `yaml:"model"`            // provider/model
-	ContextTokens   int    `yaml:"context_tokens"`   // the model's context window
-	ReplyTokens     int    `yaml:"reply_tokens"`     // reserved for the answer
-	HistoryMessages int    `yaml:"history_messages"` // cap on history messages per prompt
-	Timezone        string `yaml:"timezone"`         // IANA zone for times shown to the model
+	Model           string        `yaml:"model"`            // provider/model
+	ContextTokens   int           `yaml:"context_tokens"`   // the model's context window
+	ReplyTokens     int           `yaml:"reply_tokens"`     // reserved for the answer
+	HistoryMessages int           `yaml:"history_messages"` // cap on history messages per prompt
+	Timezone        string        `yaml:"timezone"`         // IANA zone for times shown to the model
+	History         string        `yaml:"history"`          // full, delta or window
+	HistoryWindow   int           `yaml:"history_window"`   // window: how many recent messages
+	Format          string        `yaml:"format"`           // structured or compact
+	Shares          *sharesConfig `yaml:"shares"`           // budget shares of the optional layers
+}
+
+// sharesConfig are the fractions of the prompt budget the optional layers may use.
+type sharesConfig struct {
+	Tools     float64 `yaml:"tools"`
+	Memory    float64 `yaml:"memory"`
+	Summaries float64 `yaml:"summaries"`
+	Recall    float64 `yaml:"recall"`
 }
 
 // agentFront is the front matter of agents/<Name>.md.

@@ -17,7 +17,6 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
-	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
@@ -176,12 +175,9 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Model:       model,
 		ModelName:   a.Model,
 		ModelID:     a.ModelID,
-		System:      prompt.SystemParts{ProviderNotes: a.ProviderNotes, Roles: a.RolePrompts, Instructions: a.Instructions},
-		Budget:      a.ContextTokens - a.ReplyTokens,
-		MaxMessages: a.HistoryMessages,
 		ReplyTokens: a.ReplyTokens,
 		Apology:     firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
-		Location:    a.Location,
+		Prompt:      newAssembler(a, me, db),
 	}, db, telegramSender{bot}, runtime.Options{
 		Format: formatReply,
 		Grace:  cfg.Shutdown,

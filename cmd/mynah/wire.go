@@ -13,6 +13,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/llm/anthropic"
 	"github.com/mynah-ai/mynah/internal/llm/gemini"
 	"github.com/mynah-ai/mynah/internal/llm/openai"
+	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
@@ -20,6 +21,15 @@ import (
 
 // newModel builds the provider adapter for an agent, with retries on 408/429/5xx.
 func newModel(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
+	m, err := newAdapter(p, replyTokens, hc)
+	if err != nil {
+		return nil, err
+	}
+	return llm.WithRetry(m, llm.RetryPolicy{}), nil
+}
+
+// newAdapter builds the bare provider adapter, without retries.
+func newAdapter(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
 	var m llm.Model
 	var err error
 	switch p.Kind {
@@ -39,7 +49,7 @@ func newModel(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, er
 	if err != nil {
 		return nil, err
 	}
-	return llm.WithRetry(m, llm.RetryPolicy{}), nil
+	return m, nil
 }
 
 // telegramSender adapts the Bot API client to the runtime, classifying its errors.
@@ -118,4 +128,29 @@ func httpClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 32
 	return &http.Client{Transport: t, Timeout: 0}
+}
+
+// promptAgent is the prompt settings of a configured agent.
+func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
+	shares := prompt.DefaultShares()
+	if s := a.Shares; s != nil {
+		shares = prompt.Shares{Tools: s.Tools, Memory: s.Memory, Summaries: s.Summaries, Recall: s.Recall}
+	}
+	return prompt.Agent{
+		Name:        a.Name,
+		Bot:         bot,
+		System:      prompt.SystemParts{ProviderNotes: a.ProviderNotes, Roles: a.RolePrompts, Instructions: a.Instructions},
+		Budget:      a.ContextTokens - a.ReplyTokens,
+		Shares:      shares,
+		Policy:      prompt.Policy{Kind: a.History, Window: a.HistoryWindow},
+		Format:      a.Format,
+		MaxMessages: a.HistoryMessages,
+		Location:    a.Location,
+	}
+}
+
+// newAssembler builds the agent's prompt assembler. The memory engine's sources plug in
+// here when it lands; until then those layers are empty.
+func newAssembler(a agentConfig, bot mynah.User, store prompt.Store) *prompt.Assembler {
+	return prompt.NewAssembler(promptAgent(a, bot), store, prompt.Sources{}, nil)
 }

@@ -65,8 +65,12 @@ type ToolResult struct {
 
 // Request is one model call. It is a value: build it per call, never share and mutate.
 type Request struct {
-	Model       string // the provider's model name, without the "provider/" prefix
-	System      string // system instruction
+	Model  string // the provider's model name, without the "provider/" prefix
+	System string // system instruction: the stable part, cacheable across turns
+	// Context is further system context that changes more often (memory, summaries,
+	// recalled items). Adapters place it after System in the system instruction; where the
+	// provider supports explicit caching, only System is marked as the cached prefix.
+	Context     string
 	Turns       []Turn
 	Tools       []Tool
 	MaxTokens   int     // 0 = adapter default
@@ -74,6 +78,18 @@ type Request struct {
 	// CacheSystem asks providers that support explicit prompt caching (Anthropic) to mark
 	// the system instruction as a cache breakpoint.
 	CacheSystem bool
+}
+
+// SystemText is the whole system instruction of req: System, then Context, separated by
+// a blank line.
+func SystemText(req Request) string {
+	switch {
+	case req.Context == "":
+		return req.System
+	case req.System == "":
+		return req.Context
+	}
+	return req.System + "\n\n" + req.Context
 }
 
 // Usage counts the tokens of one call.

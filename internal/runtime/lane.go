@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -109,7 +110,7 @@ func (r *Runner) answer(ctx context.Context, t mynah.Turn) (string, error) {
 			return "", err
 		}
 	}
-	req, err := r.request(ctx, t)
+	req, comp, err := r.request(ctx, t)
 	if err != nil {
 		return "", err
 	}
@@ -121,6 +122,7 @@ func (r *Runner) answer(ctx context.Context, t mynah.Turn) (string, error) {
 			return "", ctx.Err()
 		}
 		r.log.Error("model call failed", "chat", t.Chat, "turn", t.ID, "model", r.agent.ModelName, "err", err)
+		r.recordPrompt(ctx, t, comp, mynah.Usage{})
 		return r.agent.Apology, nil
 	}
 	u := mynah.Usage{
@@ -131,6 +133,7 @@ func (r *Runner) answer(ctx context.Context, t mynah.Turn) (string, error) {
 	if err := r.store.RecordUsage(ctx, u); err != nil {
 		r.log.Error("recording usage", "err", err)
 	}
+	r.recordPrompt(ctx, t, comp, u)
 	text := prompt.StripMeta(resp.Text)
 	if text == "" {
 		r.log.Warn("model returned an empty answer", "chat", t.Chat, "turn", t.ID, "stop", resp.StopReason)
@@ -138,49 +141,16 @@ func (r *Runner) answer(ctx context.Context, t mynah.Turn) (string, error) {
 	return text, nil
 }
 
-// request builds the model request for t from the current session's history.
-func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, error) {
-	sess, err := r.store.Session(ctx, r.agent.Name, t.Chat)
+// request builds the model request for t.
+func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, prompt.Composition, error) {
+	req, comp, err := r.agent.Prompt.Assemble(ctx, prompt.Turn{Chat: t.Chat, Thread: t.ThreadID, Target: t.Target})
 	if err != nil {
-		return llm.Request{}, fmt.Errorf("reading session: %w", err)
+		return llm.Request{}, comp, err
 	}
-	limit := r.agent.MaxMessages
-	if limit <= 0 {
-		limit = prompt.DefaultMaxMessages
-	}
-	history, err := r.store.History(ctx, r.agent.Name, t.Chat, t.ThreadID, sess.Start, limit)
-	if err != nil {
-		return llm.Request{}, fmt.Errorf("reading history: %w", err)
-	}
-	var target mynah.Message
-	var chat mynah.Chat
-	for i := range history {
-		if history[i].ID == t.Target {
-			target = history[i]
-		}
-	}
-	if target.ID == 0 {
-		if target, err = r.store.Message(ctx, r.agent.Name, t.Chat, t.Target); err != nil {
-			return llm.Request{}, fmt.Errorf("reading target message: %w", err)
-		}
-		history = append([]mynah.Message{target}, history...)
-	}
-	chat = target.Chat
-	vars := prompt.Vars(prompt.VarsInput{Chat: chat, Bot: r.agent.Bot, User: target.Sender, Now: r.opts.Now().In(r.agent.Location)})
-	req, _ := prompt.Build(prompt.Input{
-		System:      prompt.System(r.agent.System, vars),
-		Chat:        chat,
-		Bot:         r.agent.Bot,
-		History:     history,
-		Target:      t.Target,
-		Budget:      r.agent.Budget,
-		MaxMessages: limit,
-		Location:    r.agent.Location,
-	})
 	req.Model = r.agent.ModelID
 	req.MaxTokens = r.agent.ReplyTokens
 	req.CacheSystem = true
-	return req, nil
+	return req, comp, nil
 }
 
 // typing shows "typing…" in the chat until the returned stop function is called; Telegram
@@ -204,4 +174,19 @@ func (r *Runner) typing(ctx context.Context, chat mynah.ChatID, thread int64) (s
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// recordPrompt keeps what the turn's prompt contained, for `mynah context explain`. A
+// failure to record is logged, never fatal: the reply matters more than its explanation.
+func (r *Runner) recordPrompt(ctx context.Context, t mynah.Turn, comp prompt.Composition, u mynah.Usage) {
+	data, err := json.Marshal(comp)
+	if err == nil {
+		err = r.store.RecordPrompt(ctx, mynah.PromptRecord{
+			Agent: r.agent.Name, Chat: t.Chat, Turn: t.ID, Model: r.agent.ModelName,
+			Composition: data, Usage: u, Time: r.opts.Now(),
+		})
+	}
+	if err != nil {
+		r.log.Error("recording the prompt's composition", "chat", t.Chat, "turn", t.ID, "err", err)
+	}
 }

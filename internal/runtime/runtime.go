@@ -22,6 +22,7 @@ type Store interface {
 	mynah.Sessions
 	mynah.Chats
 	mynah.UsageLog
+	mynah.PromptLog
 }
 
 // Outgoing is one message to send to Telegram.
@@ -68,12 +69,10 @@ type Agent struct {
 	Model       llm.Model
 	ModelName   string // provider/model, recorded with usage
 	ModelID     string // the provider's model name sent in requests
-	System      prompt.SystemParts
-	Budget      int // prompt token budget (system + history)
-	MaxMessages int
 	ReplyTokens int
 	Apology     string // sent when the model finally fails
-	Location    *time.Location
+	// Prompt builds each turn's prompt from the store and the layer sources.
+	Prompt *prompt.Assembler
 }
 
 // Options tune a Runner. Zero values are usable.
@@ -111,9 +110,6 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if agent.Location == nil {
-		agent.Location = time.UTC
 	}
 	return &Runner{
 		agent: agent, store: store, tg: tg, opts: opts,

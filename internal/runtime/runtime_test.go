@@ -10,6 +10,7 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
@@ -115,7 +116,8 @@ func newRunner(t *testing.T, model llm.Model, tg *fakeTelegram) (*runtime.Runner
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	r := runtime.New(runtime.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Budget: 10000, Apology: "sorry"}, db, tg, runtime.Options{})
+	asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 10000}, db, prompt.Sources{}, nil)
+	r := runtime.New(runtime.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Apology: "sorry", Prompt: asm}, db, tg, runtime.Options{})
 	return r, db
 }
 

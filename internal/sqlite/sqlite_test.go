@@ -145,18 +145,19 @@ func TestQueryPlans(t *testing.T) {
 	db := openTemp(t)
 	ctx := t.Context()
 	queries := map[string][]any{
-		queryMessage:       {"a", 1, 1},
-		queryHistory:       {"a", 1, 0, 50},
-		queryHistoryThread: {"a", 1, 7, 0, 50},
-		queryPendingTurns:  {"a", 10},
-		queryTurn:          {1},
-		queryPendingParts:  {"a", 10},
-		queryPart:          {1},
-		queryPartByKey:     {"a", "turn/1/0"},
-		queryChat:          {"a", 1},
-		querySession:       {"a", 1},
-		queryBlocked:       {"a", 1},
-		updateEdited:       {"", "", "", 0, "a", 1, 1},
+		queryMessage:        {"a", 1, 1},
+		queryHistory:        {"a", 1, 0, 50},
+		queryHistoryThread:  {"a", 1, 7, 0, 50},
+		queryPendingTurns:   {"a", 10},
+		queryTurn:           {1},
+		queryPendingParts:   {"a", 10},
+		queryPart:           {1},
+		queryPartByKey:      {"a", "turn/1/0"},
+		queryChat:           {"a", 1},
+		querySession:        {"a", 1},
+		queryBlocked:        {"a", 1},
+		queryPromptForReply: {"a", 11, 0},
+		updateEdited:        {"", "", "", 0, "a", 1, 1},
 	}
 	for q, args := range queries {
 		if strings.Contains(q, "LIMIT ?") {

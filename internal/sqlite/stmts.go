@@ -24,9 +24,10 @@ type stmts struct {
 	insertMessage, updateEdited, ensureChat                         *sql.Stmt
 	queryTurn, finishTurn, insertPart, queryPartByKey               *sql.Stmt
 	queryPart, markSent, markFailed, upsertState, insertUsage       *sql.Stmt
+	upsertPrompt                                                    *sql.Stmt
 	// On the reader pool.
 	message, history, historyThread, pendingTurns, pendingParts *sql.Stmt
-	chat, session, blocked                                      *sql.Stmt
+	chat, session, blocked, promptForReply                      *sql.Stmt
 
 	all []*sql.Stmt // every statement above, for close
 }
@@ -57,6 +58,7 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.markFailed, write, markFailed},
 		{&s.upsertState, write, upsertState},
 		{&s.insertUsage, write, insertUsage},
+		{&s.upsertPrompt, write, upsertPrompt},
 		{&s.message, read, queryMessage},
 		{&s.history, read, queryHistory},
 		{&s.historyThread, read, queryHistoryThread},
@@ -65,6 +67,7 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.chat, read, queryChat},
 		{&s.session, read, querySession},
 		{&s.blocked, read, queryBlocked},
+		{&s.promptForReply, read, queryPromptForReply},
 	} {
 		st, err := p.on.PrepareContext(ctx, p.query)
 		if err != nil {

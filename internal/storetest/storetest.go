@@ -66,6 +66,11 @@ func Run(t *testing.T, b Backend) {
 		{"Blocked", testBlocked},
 		{"AgentsIsolated", testAgentsIsolated},
 		{"RecordUsage", testRecordUsage},
+		{"PromptForReply", testPromptForReply},
+		{"PromptNewestReply", testPromptNewestReply},
+		{"PromptRecordReplaces", testPromptRecordReplaces},
+		{"PromptComposition", testPromptComposition},
+		{"PromptAgentsIsolated", testPromptAgentsIsolated},
 		{"CanceledContext", testCanceledContext},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,10 @@ func (m *Model) params(req llm.Request) (anthropic.MessageNewParams, error) {
 		}
 		p.System = []anthropic.TextBlockParam{block}
 	}
+	if req.Context != "" {
+		// After the cache breakpoint: it changes more often than the stable prefix.
+		p.System = append(p.System, anthropic.TextBlockParam{Text: req.Context})
+	}
 	for _, t := range req.Turns {
 		role := anthropic.MessageParamRoleUser
 		if t.Role == llm.Assistant {

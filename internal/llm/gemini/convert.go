@@ -16,8 +16,8 @@ import (
 // wire role are merged. Tool calls are echoed with their thoughtSignature.
 func (m *Model) params(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
 	config := &genai.GenerateContentConfig{}
-	if req.System != "" {
-		config.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}
+	if sys := llm.SystemText(req); sys != "" {
+		config.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: sys}}}
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens == 0 {

@@ -22,8 +22,8 @@ const provider = "openai"
 // role "tool" messages (an error result is prefixed "error: ", the API having no flag).
 func (m *Model) params(req llm.Request) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(req.Model)}
-	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+	if sys := llm.SystemText(req); sys != "" {
+		p.Messages = append(p.Messages, openai.SystemMessage(sys))
 	}
 	for _, t := range req.Turns {
 		var text []string

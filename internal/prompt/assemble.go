@@ -1,0 +1,172 @@
+package prompt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/llm"
+)
+
+// Agent is what prompt assembly needs to know about an agent.
+type Agent struct {
+	Name        string
+	Bot         mynah.User
+	System      SystemParts
+	Budget      int // tokens for the whole prompt: context window minus reply reserve
+	Shares      Shares
+	Policy      Policy
+	Format      string
+	MaxMessages int
+	Count       func(string) int // nil = Estimate
+	Location    *time.Location
+}
+
+// Query is what a layer source is asked for.
+type Query struct {
+	Agent  string
+	Chat   mynah.Chat
+	Target mynah.Message
+	// Window is the history the prompt may show; recall sources look beyond it.
+	Window []mynah.Message
+}
+
+// Source supplies the items of one layer for a turn. The memory engine implements it for
+// the memory, summaries and recall layers.
+type Source interface {
+	Items(ctx context.Context, q Query) ([]Item, error)
+}
+
+// Sources plug the optional layers in; a nil source is an empty layer.
+type Sources struct {
+	Tools, Memory, Summaries, Recall Source
+}
+
+// Store is what assembly reads.
+type Store interface {
+	Session(ctx context.Context, agent string, chat mynah.ChatID) (mynah.Session, error)
+	History(ctx context.Context, agent string, chat mynah.ChatID, thread int64, after mynah.MessageID, limit int) ([]mynah.Message, error)
+	Message(ctx context.Context, agent string, chat mynah.ChatID, id mynah.MessageID) (mynah.Message, error)
+}
+
+// Assembler loads what a turn's prompt is built from and builds it. It is safe for
+// concurrent use.
+type Assembler struct {
+	agent   Agent
+	store   Store
+	sources Sources
+	now     func() time.Time
+}
+
+// NewAssembler returns an Assembler; it does no I/O. now defaults to time.Now.
+func NewAssembler(agent Agent, store Store, sources Sources, now func() time.Time) *Assembler {
+	if now == nil {
+		now = time.Now
+	}
+	if agent.Location == nil {
+		agent.Location = time.UTC
+	}
+	if agent.MaxMessages <= 0 {
+		agent.MaxMessages = DefaultMaxMessages
+	}
+	return &Assembler{agent: agent, store: store, sources: sources, now: now}
+}
+
+// Turn names the message a prompt answers.
+type Turn struct {
+	Chat   mynah.ChatID
+	Thread int64
+	Target mynah.MessageID
+}
+
+// Assemble builds the prompt for t from the current session: it costs O(window) reads,
+// whatever the size of the chat's history.
+func (a *Assembler) Assemble(ctx context.Context, t Turn) (llm.Request, Composition, error) {
+	in, err := a.Input(ctx, t)
+	if err != nil {
+		return llm.Request{}, Composition{}, err
+	}
+	req, comp := Build(in)
+	return req, comp, nil
+}
+
+// Input loads everything Build needs for t.
+func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
+	sess, err := a.store.Session(ctx, a.agent.Name, t.Chat)
+	if err != nil {
+		return Input{}, fmt.Errorf("reading session: %w", err)
+	}
+	history, err := a.store.History(ctx, a.agent.Name, t.Chat, t.Thread, sess.Start, a.agent.MaxMessages)
+	if err != nil {
+		return Input{}, fmt.Errorf("reading history: %w", err)
+	}
+	var target mynah.Message
+	for i := range history {
+		if history[i].ID == t.Target {
+			target = history[i]
+		}
+	}
+	if target.ID == 0 {
+		// The target is older than the window (or the session): show it anyway.
+		if target, err = a.store.Message(ctx, a.agent.Name, t.Chat, t.Target); err != nil {
+			return Input{}, fmt.Errorf("reading target message %d: %w", t.Target, err)
+		}
+		history = append([]mynah.Message{target}, history...)
+	}
+	quoted, err := a.replyChain(ctx, target)
+	if err != nil {
+		return Input{}, err
+	}
+	now := a.now()
+	in := Input{
+		Chat:        target.Chat,
+		Bot:         a.agent.Bot,
+		History:     history,
+		Quoted:      quoted,
+		Target:      t.Target,
+		Budget:      a.agent.Budget,
+		Shares:      a.agent.Shares,
+		Policy:      a.agent.Policy,
+		Format:      a.agent.Format,
+		MaxMessages: a.agent.MaxMessages,
+		Count:       a.agent.Count,
+		Now:         now,
+		Location:    a.agent.Location,
+	}
+	q := Query{Agent: a.agent.Name, Chat: target.Chat, Target: target, Window: history}
+	for _, l := range []struct {
+		src Source
+		dst *[]Item
+	}{{a.sources.Tools, &in.Tools}, {a.sources.Memory, &in.Memory}, {a.sources.Summaries, &in.Summaries}, {a.sources.Recall, &in.Recall}} {
+		if l.src == nil {
+			continue
+		}
+		if *l.dst, err = l.src.Items(ctx, q); err != nil {
+			return Input{}, err
+		}
+	}
+	vars := Vars(VarsInput{Chat: target.Chat, Bot: a.agent.Bot, User: target.Sender, Now: now.In(a.agent.Location)})
+	in.System = System(a.agent.System, vars)
+	return in, nil
+}
+
+// replyChain follows what the target replies to, up to maxQuoted messages, nearest
+// first. A replied-to message the store does not have (sent before the agent joined) is
+// taken from what Telegram told us about it.
+func (a *Assembler) replyChain(ctx context.Context, m mynah.Message) ([]mynah.Message, error) {
+	var chain []mynah.Message
+	for ref := m.ReplyTo; ref != nil && ref.ID != 0 && len(chain) < maxQuoted; {
+		prev, err := a.store.Message(ctx, a.agent.Name, m.Chat.ID, ref.ID)
+		switch {
+		case errors.Is(err, mynah.ErrNotFound):
+			prev = mynah.Message{Chat: m.Chat, ID: ref.ID, Sender: ref.Sender, Text: ref.Text}
+		case err != nil:
+			return nil, fmt.Errorf("reading replied-to message %d: %w", ref.ID, err)
+		}
+		chain = append(chain, prev)
+		ref = prev.ReplyTo
+	}
+	return chain, nil
+}

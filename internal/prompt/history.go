@@ -1,0 +1,157 @@
+package prompt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/llm"
+)
+
+// maxQuoted bounds how much of a reply chain is pulled in from outside the window.
+const maxQuoted = 3
+
+// selection is the history part of a prompt.
+type selection struct {
+	turns     []llm.Turn
+	ids       []mynah.MessageID
+	quotedIDs []mynah.MessageID
+	trimmed   int
+	omitted   int
+	tokens    int
+}
+
+// selectHistory chooses, by policy and within budget tokens, the messages the prompt
+// shows, and renders them in the input's format.
+func (in *Input) selectHistory(budget int) selection {
+	var sel selection
+	hist := in.History
+	first := 0 // candidates are hist[first:]
+	var recap string
+	switch in.Policy.Kind {
+	case PolicyDelta:
+		for i := len(hist) - 1; i >= 0; i-- {
+			if in.own(&hist[i]) {
+				first = i + 1
+				recap = fmt.Sprintf("[system] You last spoke at message_id %d (%q); %d earlier messages of this conversation are not shown.",
+					hist[i].ID, Excerpt(hist[i].Text, excerptRunes), i+1)
+				break
+			}
+		}
+	case PolicyWindow:
+		if n := in.Policy.Window; n > 0 && len(hist) > n {
+			first = len(hist) - n
+		}
+	}
+	sel.omitted = first
+	units := make([]unit, len(hist))
+	include := make([]bool, len(hist))
+	left, n := budget, 0
+	if recap != "" {
+		left -= in.Count(recap)
+	}
+	for i := range hist {
+		if hist[i].ID == in.Target {
+			// The target is always shown, even when the policy would leave it out.
+			units[i] = in.unit(&hist[i], false)
+			include[i] = true
+			left -= units[i].cost
+			n++
+			if i < first {
+				sel.omitted--
+			}
+		} else if i >= first {
+			units[i] = in.unit(&hist[i], false)
+		}
+	}
+	// The reply chain is shown too: in place when it lies in the policy's range, else as
+	// quoted context before the history.
+	index := make(map[mynah.MessageID]int, len(hist))
+	for i := range hist {
+		index[hist[i].ID] = i
+	}
+	var quoted []unit
+	for k := range in.Quoted {
+		q := &in.Quoted[k]
+		if k == maxQuoted || q.ID == 0 {
+			break
+		}
+		if i, ok := index[q.ID]; ok && i >= first {
+			if !include[i] {
+				include[i] = true
+				left -= units[i].cost
+				n++
+			}
+			continue
+		}
+		u := in.unit(q, true)
+		left -= u.cost
+		quoted = append([]unit{u}, quoted...) // chronological: farthest first
+		sel.quotedIDs = append([]mynah.MessageID{q.ID}, sel.quotedIDs...)
+	}
+	for i := len(hist) - 1; i >= first; i-- {
+		if include[i] {
+			continue
+		}
+		if n >= in.MaxMessages || units[i].cost > left {
+			break
+		}
+		include[i] = true
+		left -= units[i].cost
+		n++
+	}
+	var kept []unit
+	for _, u := range quoted {
+		kept = append(kept, u)
+		sel.tokens += u.cost
+	}
+	if recap != "" {
+		kept = append(kept, unit{turn: llm.Text(llm.User, recap), line: strings.TrimPrefix(recap, "[system] "), cost: in.Count(recap)})
+		sel.tokens += kept[len(kept)-1].cost
+	}
+	for i := range hist {
+		if !include[i] {
+			if i >= first {
+				sel.trimmed++
+			}
+			continue
+		}
+		sel.ids = append(sel.ids, hist[i].ID)
+		sel.tokens += units[i].cost
+		kept = append(kept, units[i])
+	}
+	if in.Format == FormatCompact {
+		sel.turns = compactTurns(kept)
+	} else {
+		for _, u := range kept {
+			sel.turns = append(sel.turns, u.turn)
+		}
+	}
+	return sel
+}
+
+// unit is one message rendered in the input's format, with its token cost.
+type unit struct {
+	turn llm.Turn // structured
+	line string   // compact
+	cost int
+}
+
+func (in *Input) unit(m *mynah.Message, quoted bool) unit {
+	if in.Format == FormatCompact {
+		line := in.compactLine(m)
+		if quoted {
+			line = "(earlier) " + line
+		}
+		return unit{line: line, cost: in.Count(line) + 1}
+	}
+	t := in.render(m)
+	if quoted {
+		if t.Role == llm.Assistant {
+			// Quoted context is shown, not re-spoken: the agent's own old words as a user turn.
+			t = llm.Turn{Role: llm.User, Parts: []llm.Part{{Text: Meta(m, in.Location)}, {Text: Body(m)}}}
+		}
+		t.Parts = append([]llm.Part{{Text: "[quoted] an earlier message the conversation refers to, from outside the recent window:"}}, t.Parts...)
+	}
+	return unit{turn: t, cost: turnCost(t, in.Count)}
+}
