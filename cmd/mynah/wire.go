@@ -16,6 +16,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/telegram"
+	"github.com/mynah-ai/mynah/internal/tokens"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 )
 
@@ -145,6 +146,7 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 		Policy:      prompt.Policy{Kind: a.History, Window: a.HistoryWindow},
 		Format:      a.Format,
 		MaxMessages: a.HistoryMessages,
+		Count:       tokens.Cached(tokens.For(a.Provider.Kind, a.ModelID), 8192).Count,
 		Location:    a.Location,
 	}
 }

@@ -41,12 +41,16 @@ func compactName(u mynah.User) string {
 // compactLine renders one message as a transcript line.
 func (in *Input) compactLine(m *mynah.Message) string {
 	var b strings.Builder
-	if in.own(m) {
+	own := in.own(m)
+	if own {
 		b.WriteString(compactName(in.Bot))
 	} else {
 		b.WriteString(in.speaker(m.Sender))
 	}
-	if m.ReplyTo != nil && m.ReplyTo.Sender.ID != 0 {
+	// The agent's own lines carry no reply arrow, as its assistant turns carry no header
+	// in the structured form: the model needs to know who said what to it, not what it
+	// replied to.
+	if !own && m.ReplyTo != nil && m.ReplyTo.Sender.ID != 0 {
 		b.WriteString(" → ")
 		b.WriteString(in.speaker(m.ReplyTo.Sender))
 	}

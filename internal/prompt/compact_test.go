@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
 // fixtureMessage is one message of testdata/group50.json.
@@ -150,7 +150,8 @@ func TestPolicyGolden(t *testing.T) {
 
 // counters are the token counters the ratio is checked with.
 func counters() map[string]func(string) int {
-	return map[string]func(string) int{"estimate": Estimate}
+	return map[string]func(string) int{
+		"o200k (exact, OpenAI)":           tokens.For("openai", "gpt-4o").Count,
+		"calibrated estimate (Anthropic)": tokens.For("anthropic", "claude").Count,
+	}
 }
-
-var _ = strings.TrimSpace

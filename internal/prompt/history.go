@@ -44,7 +44,16 @@ func (in *Input) selectHistory(budget int) selection {
 		}
 	}
 	sel.omitted = first
+	// Units are rendered and counted lazily, newest first, so a turn costs what its
+	// window holds, not what the session holds.
 	units := make([]unit, len(hist))
+	done := make([]bool, len(hist))
+	get := func(i int) unit {
+		if !done[i] {
+			units[i], done[i] = in.unit(&hist[i], false), true
+		}
+		return units[i]
+	}
 	include := make([]bool, len(hist))
 	left, n := budget, 0
 	if recap != "" {
@@ -53,15 +62,12 @@ func (in *Input) selectHistory(budget int) selection {
 	for i := range hist {
 		if hist[i].ID == in.Target {
 			// The target is always shown, even when the policy would leave it out.
-			units[i] = in.unit(&hist[i], false)
 			include[i] = true
-			left -= units[i].cost
+			left -= get(i).cost
 			n++
 			if i < first {
 				sel.omitted--
 			}
-		} else if i >= first {
-			units[i] = in.unit(&hist[i], false)
 		}
 	}
 	// The reply chain is shown too: in place when it lies in the policy's range, else as
@@ -79,7 +85,7 @@ func (in *Input) selectHistory(budget int) selection {
 		if i, ok := index[q.ID]; ok && i >= first {
 			if !include[i] {
 				include[i] = true
-				left -= units[i].cost
+				left -= get(i).cost
 				n++
 			}
 			continue
@@ -93,7 +99,7 @@ func (in *Input) selectHistory(budget int) selection {
 		if include[i] {
 			continue
 		}
-		if n >= in.MaxMessages || units[i].cost > left {
+		if n >= in.MaxMessages || get(i).cost > left {
 			break
 		}
 		include[i] = true
