@@ -207,7 +207,7 @@ func contextExplain(ctx context.Context, f contextFlags, w io.Writer) error {
 		if f.Format == "json" {
 			return json.NewEncoder(w).Encode(map[string]any{
 				"agent": rec.Agent, "chat": rec.Chat, "turn": rec.Turn, "model": rec.Model, "time": rec.Time,
-				"usage": map[string]int{"input_tokens": rec.Usage.InputTokens, "output_tokens": rec.Usage.OutputTokens, "cached_tokens": rec.Usage.CachedTokens},
+				"usage":       map[string]int{"input_tokens": rec.Usage.InputTokens, "output_tokens": rec.Usage.OutputTokens, "cached_tokens": rec.Usage.CachedTokens},
 				"composition": comp,
 			})
 		}

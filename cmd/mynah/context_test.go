@@ -17,7 +17,9 @@ import (
 // sent, through the real binary, on the database a real conversation produced.
 func TestContextCommands(t *testing.T) {
 	h := newHarness(t, harnessOptions{Front: "history_messages: 6\n"})
-	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "noted", Usage: llmUsage(120, 7, 100)} })
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		return llmtest.Reply{Text: "noted", Usage: llmUsage(120, 7, 100)}
+	})
 	h.start()
 	group := telegramtest.Supergroup(-100600, "Long chat")
 	first := h.emu.SendGroup(group, alice, "the meeting is at the old mill on Friday")

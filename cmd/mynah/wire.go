@@ -16,8 +16,8 @@ import (
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/telegram"
-	"github.com/mynah-ai/mynah/internal/tokens"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
+	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
 // newModel builds the provider adapter for an agent, with retries on 408/429/5xx.
