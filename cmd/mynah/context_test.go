@@ -83,3 +83,76 @@ func TestContextCommands(t *testing.T) {
 func llmUsage(in, out, cached int) llm.Usage {
 	return llm.Usage{InputTokens: in, OutputTokens: out, CachedTokens: cached}
 }
+
+// TestLongGroupConversation drives hundreds of group messages from several speakers
+// through the real binary, then a question that replies to a message long out of the
+// window, and checks the recorded prompt composition of the answer.
+func TestLongGroupConversation(t *testing.T) {
+	h := newHarness(t, harnessOptions{Front: "context_tokens: 4000\nreply_tokens: 500\n"})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	h.start()
+	group := telegramtest.Supergroup(-100700, "Busy")
+	speakers := []telegramtest.User{alice, bob, {ID: 1003, FirstName: "Carol"}, {ID: 1004, FirstName: "Dmytro", Username: "dm"}}
+	old := h.emu.SendGroup(group, alice, "the spare key is under the blue flowerpot")
+	var last telegramtest.Message
+	for i := 0; i < 300; i++ {
+		var opts []telegramtest.MessageOption
+		if i%25 == 24 {
+			opts = append(opts, telegramtest.ReplyTo(last.MessageID-10))
+		}
+		last = h.emu.SendGroup(group, speakers[i%len(speakers)], "message number "+strconv.Itoa(i)+" about the weekend plans and the weather", opts...)
+	}
+	q := h.emu.SendGroup(group, bob, "@mynah_bot where is the spare key?", telegramtest.ReplyTo(old.MessageID))
+	reply := h.waitSent(group.ID, 1)[0]
+	h.stop()
+
+	cmd := exec.Command(os.Args[0], "context", "explain", "--config", h.dir, "--reply", strconv.Itoa(reply.MessageID), "--format", "json")
+	cmd.Args[0] = "mynah"
+	cmd.Env = h.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rec struct {
+		Composition struct {
+			Budget   int   `json:"budget"`
+			Tokens   int   `json:"tokens"`
+			Messages []int `json:"messages"`
+			Quoted   []int `json:"quoted"`
+			Target   int   `json:"target"`
+			Trimmed  int   `json:"trimmed"`
+			Layers   []struct {
+				Name   string
+				Tokens int
+			} `json:"layers"`
+		} `json:"composition"`
+	}
+	if err := json.Unmarshal(out, &rec); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	c := rec.Composition
+	if c.Budget != 3500 || c.Tokens > c.Budget {
+		t.Errorf("prompt of %d tokens for a budget of %d, want within 4000-500", c.Tokens, c.Budget)
+	}
+	if c.Target != q.MessageID || c.Messages[len(c.Messages)-1] != q.MessageID {
+		t.Errorf("target %d, last message %d; want the question %d", c.Target, c.Messages[len(c.Messages)-1], q.MessageID)
+	}
+	for i := 1; i < len(c.Messages); i++ {
+		if c.Messages[i] != c.Messages[i-1]+1 {
+			t.Fatalf("history is not the newest contiguous run: %v", c.Messages)
+		}
+	}
+	if len(c.Quoted) != 1 || c.Quoted[0] != old.MessageID {
+		t.Errorf("quoted %v, want the old message %d the question replies to", c.Quoted, old.MessageID)
+	}
+	if total := len(c.Messages) + c.Trimmed; total != 302 {
+		t.Errorf("%d shown + %d trimmed = %d, want all 302 messages of the session accounted for", len(c.Messages), c.Trimmed, total)
+	}
+	if len(c.Messages) < 20 || c.Trimmed < 200 {
+		t.Errorf("%d messages shown, %d trimmed: the budget should hold a few dozen", len(c.Messages), c.Trimmed)
+	}
+	text := requestText(h.llm.Requests()[0])
+	if !strings.Contains(text, "the spare key is under the blue flowerpot") || !strings.Contains(text, "[quoted]") {
+		t.Errorf("the model did not see the quoted old message")
+	}
+}

@@ -70,30 +70,26 @@ func (in *Input) selectHistory(budget int) selection {
 			}
 		}
 	}
-	// The reply chain is shown too: in place when it lies in the policy's range, else as
-	// quoted context before the history.
+	// The reply chain is shown too: in place when the window reaches it, otherwise marked
+	// as quoted context before the history. Its cost is reserved before the window fills.
 	index := make(map[mynah.MessageID]int, len(hist))
 	for i := range hist {
 		index[hist[i].ID] = i
 	}
-	var quoted []unit
+	var chain []unit
+	var chainIDs []mynah.MessageID
 	for k := range in.Quoted {
 		q := &in.Quoted[k]
 		if k == maxQuoted || q.ID == 0 {
 			break
 		}
-		if i, ok := index[q.ID]; ok && i >= first {
-			if !include[i] {
-				include[i] = true
-				left -= get(i).cost
-				n++
-			}
-			continue
+		if i, ok := index[q.ID]; ok && include[i] {
+			continue // the target itself, or already in
 		}
 		u := in.unit(q, true)
 		left -= u.cost
-		quoted = append([]unit{u}, quoted...) // chronological: farthest first
-		sel.quotedIDs = append([]mynah.MessageID{q.ID}, sel.quotedIDs...)
+		chain = append(chain, u)
+		chainIDs = append(chainIDs, q.ID)
 	}
 	for i := len(hist) - 1; i >= first; i-- {
 		if include[i] {
@@ -105,6 +101,14 @@ func (in *Input) selectHistory(budget int) selection {
 		include[i] = true
 		left -= units[i].cost
 		n++
+	}
+	var quoted []unit
+	for k, id := range chainIDs {
+		if i, ok := index[id]; ok && include[i] {
+			continue // the window reached it
+		}
+		quoted = append([]unit{chain[k]}, quoted...) // chronological: farthest first
+		sel.quotedIDs = append([]mynah.MessageID{id}, sel.quotedIDs...)
 	}
 	var kept []unit
 	for _, u := range quoted {
