@@ -84,19 +84,20 @@ func Excerpt(s string, n int) string {
 	return strings.TrimSpace(string(r[:n])) + "…"
 }
 
-// Media renders an attachment as compact text, e.g. "[sticker 😀 from set MrRibbit]".
-// Kinds mynah cannot describe yet are kept as placeholders, never dropped.
+// Media renders an attachment as compact text: "[sticker MrRibbit 💻: a grumpy frog at a
+// laptop]", "[photo: a sunset]", "[voice 12s]". Kinds mynah cannot describe yet are kept
+// as placeholders ("[poll]"), never dropped.
 func Media(md mynah.Media) string {
 	var b strings.Builder
 	b.WriteString("[")
 	b.WriteString(string(md.Kind))
 	switch md.Kind {
 	case mynah.MediaSticker:
+		if md.SetName != "" {
+			b.WriteString(" " + md.SetName)
+		}
 		if md.Emoji != "" {
 			b.WriteString(" " + md.Emoji)
-		}
-		if md.SetName != "" {
-			b.WriteString(" from set " + md.SetName)
 		}
 	case mynah.MediaDocument, mynah.MediaAudio:
 		if md.FileName != "" {
