@@ -156,24 +156,36 @@ func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, prompt
 // typing shows "typing…" in the chat until the returned stop function is called; Telegram
 // shows it for about five seconds, so it is repeated every four.
 func (r *Runner) typing(ctx context.Context, chat mynah.ChatID, thread int64) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
+	loop, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		// The first indication is not cut short by stop: a fast answer must not overtake
+		// it, or Telegram would show "typing…" after the reply.
+		first, cancelFirst := context.WithTimeout(ctx, typingTimeout)
+		r.sendTyping(first, chat, thread)
+		cancelFirst()
 		tick := time.NewTicker(4 * time.Second)
 		defer tick.Stop()
 		for {
-			if err := r.tg.Typing(ctx, chat, thread); err != nil && ctx.Err() == nil {
-				r.log.Debug("typing indicator", "chat", chat, "err", err)
-			}
 			select {
-			case <-ctx.Done():
+			case <-loop.Done():
 				return
 			case <-tick.C:
+				r.sendTyping(loop, chat, thread)
 			}
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// typingTimeout bounds how long a reply may wait for its first typing indication.
+const typingTimeout = 2 * time.Second
+
+func (r *Runner) sendTyping(ctx context.Context, chat mynah.ChatID, thread int64) {
+	if err := r.tg.Typing(ctx, chat, thread); err != nil && ctx.Err() == nil {
+		r.log.Debug("typing indicator", "chat", chat, "err", err)
+	}
 }
 
 // recordPrompt keeps what the turn's prompt contained, for `mynah context explain`. A
