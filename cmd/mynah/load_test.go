@@ -54,7 +54,7 @@ func runLoad(b *testing.B, bin string, chats, perChat int) {
 	})
 	dir := b.TempDir()
 	write2(b, filepath.Join(dir, "mynah.yaml"), "data_dir: data\nlog:\n  level: warn\n")
-	write2(b, filepath.Join(dir, "agents", "Mynah.md"), "---\ntelegram_token: ${TELEGRAM_BOT_TOKEN}\nmodel: openai/instant\n---\nYou are Mynah.\n")
+	write2(b, filepath.Join(dir, "agents", "Mynah.md"), "---\ntelegram_token: ${TELEGRAM_BOT_TOKEN}\nmodel: openai/gpt-4o-mini\n---\nYou are Mynah.\n")
 	args := []string{"serve", "--config", dir}
 	if prof := os.Getenv("MYNAH_LOAD_CPUPROFILE"); prof != "" {
 		args = append(args, "--cpuprofile", prof)
