@@ -142,7 +142,7 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 	if target.ID == 0 {
 		return fmt.Errorf("chat %d has no message of agent %s to respond to in its current session", chat, a.Name)
 	}
-	asm := newAssembler(a, bot, db)
+	asm := newAssembler(a, bot, db, nil) // offline: the member count is left out
 	req, comp, err := asm.Assemble(ctx, prompt.Turn{Chat: chat, Thread: target.ThreadID, Target: target.ID})
 	if err != nil {
 		return err

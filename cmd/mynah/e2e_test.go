@@ -67,6 +67,7 @@ func TestGroupGating(t *testing.T) {
 	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "answer"} })
 	h.start()
 	group := telegramtest.Supergroup(-100777, "Bird watchers")
+	h.emu.SetMemberCount(group.ID, 42)
 
 	h.emu.SendGroup(group, alice, "anyone up for lunch?")
 	h.emu.SendGroup(group, bob, "я за")
@@ -77,7 +78,7 @@ func TestGroupGating(t *testing.T) {
 	}
 	req := h.waitRequests(1)[0]
 	text := requestText(req)
-	for _, want := range []string{"anyone up for lunch?", "я за", "what do mynahs eat?", "Consider responding to message with message_id " + strconv.Itoa(mention.MessageID)} {
+	for _, want := range []string{"anyone up for lunch?", "я за", "what do mynahs eat?", `Chat: supergroup "Bird watchers", 42 members.`, "Consider responding to message with message_id " + strconv.Itoa(mention.MessageID)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("request lacks %q (unaddressed messages are context):\n%s", want, text)
 		}

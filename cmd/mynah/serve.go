@@ -177,7 +177,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		ModelID:     a.ModelID,
 		ReplyTokens: a.ReplyTokens,
 		Apology:     firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
-		Prompt:      newAssembler(a, me, db),
+		Prompt:      newAssembler(a, me, db, newMemberCounts(bot, log)),
 	}, db, telegramSender{bot}, runtime.Options{
 		Format: formatReply,
 		Grace:  cfg.Shutdown,

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
@@ -152,7 +154,50 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 }
 
 // newAssembler builds the agent's prompt assembler. The memory engine's sources plug in
-// here when it lands; until then those layers are empty.
-func newAssembler(a agentConfig, bot mynah.User, store prompt.Store) *prompt.Assembler {
-	return prompt.NewAssembler(promptAgent(a, bot), store, prompt.Sources{}, nil)
+// here when it lands; until then those layers are empty. members may be nil (unknown).
+func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, members *memberCounts) *prompt.Assembler {
+	src := prompt.Sources{}
+	if members != nil {
+		src.Members = members.Count
+	}
+	return prompt.NewAssembler(promptAgent(a, bot), store, src, nil)
+}
+
+// memberCounts remembers each group's member count for a while: it changes slowly and
+// asking Telegram on every turn would cost a round trip per answer.
+type memberCounts struct {
+	bot *telegram.Bot
+	ttl time.Duration
+	log *slog.Logger
+
+	mu   sync.Mutex
+	seen map[mynah.ChatID]memberCount
+}
+
+type memberCount struct {
+	n  int
+	at time.Time
+}
+
+func newMemberCounts(bot *telegram.Bot, log *slog.Logger) *memberCounts {
+	return &memberCounts{bot: bot, ttl: 10 * time.Minute, log: log, seen: map[mynah.ChatID]memberCount{}}
+}
+
+// Count returns the chat's member count, 0 when Telegram cannot tell.
+func (m *memberCounts) Count(ctx context.Context, chat mynah.Chat) int {
+	m.mu.Lock()
+	c, ok := m.seen[chat.ID]
+	m.mu.Unlock()
+	if ok && time.Since(c.at) < m.ttl {
+		return c.n
+	}
+	n, err := m.bot.MemberCount(ctx, chat.ID)
+	if err != nil {
+		m.log.Debug("member count unknown", "chat", chat.ID, "err", err)
+		return c.n // the last known count, or 0
+	}
+	m.mu.Lock()
+	m.seen[chat.ID] = memberCount{n: n, at: time.Now()}
+	m.mu.Unlock()
+	return n
 }

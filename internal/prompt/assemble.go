@@ -42,6 +42,9 @@ type Source interface {
 // Sources plug the optional layers in; a nil source is an empty layer.
 type Sources struct {
 	Tools, Memory, Summaries, Recall Source
+	// Members, if set, reports how many members a group has, for the tail and
+	// {membercount}; it returns 0 when it does not know.
+	Members func(ctx context.Context, chat mynah.Chat) int
 }
 
 // Store is what assembly reads.
@@ -120,8 +123,13 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 		return Input{}, err
 	}
 	now := a.now()
+	members := 0
+	if a.sources.Members != nil && target.Chat.IsGroup() {
+		members = a.sources.Members(ctx, target.Chat)
+	}
 	in := Input{
 		Chat:        target.Chat,
+		Members:     members,
 		Bot:         a.agent.Bot,
 		History:     history,
 		Quoted:      quoted,
@@ -147,7 +155,7 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 			return Input{}, err
 		}
 	}
-	vars := Vars(VarsInput{Chat: target.Chat, Bot: a.agent.Bot, User: target.Sender, Now: now.In(a.agent.Location)})
+	vars := Vars(VarsInput{Chat: target.Chat, Bot: a.agent.Bot, User: target.Sender, Members: members, Now: now.In(a.agent.Location)})
 	in.System = System(a.agent.System, vars)
 	return in, nil
 }

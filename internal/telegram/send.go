@@ -85,6 +85,15 @@ func (b *Bot) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error
 	return nil
 }
 
+// MemberCount returns the number of members of chat (getChatMemberCount).
+func (b *Bot) MemberCount(ctx context.Context, chat mynah.ChatID) (int, error) {
+	n, err := b.api.GetChatMemberCount(ctx, &telego.GetChatMemberCountParams{ChatID: telego.ChatID{ID: int64(chat)}})
+	if err != nil {
+		return 0, b.fail("getChatMemberCount", err)
+	}
+	return *n, nil
+}
+
 // Command is one entry of the bot's command menu.
 type Command struct {
 	Name        string // without '/': 1-32 lowercase letters, digits and underscores

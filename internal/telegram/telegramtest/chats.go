@@ -1,6 +1,7 @@
 package telegramtest
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -166,4 +167,36 @@ func inlineMarkup(p params) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// getChatMemberCount answers with the number of distinct people who wrote in the chat,
+// plus every registered bot for groups (bots are members of the groups they serve); a
+// private chat has two members. SetMemberCount overrides it.
+func (s *Server) getChatMemberCount(_ context.Context, b *bot, p params) (any, string, *Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs, e := s.chatFor(b, p)
+	if e != nil {
+		return nil, "", e
+	}
+	if cs.chat.Type == ChatPrivate {
+		return 2, "", nil
+	}
+	if n, ok := s.memberCounts[cs.chat.ID]; ok {
+		return n, "", nil
+	}
+	seen := map[int64]bool{}
+	for _, m := range cs.msgs {
+		if m.botID == 0 && m.msg.From != nil {
+			seen[m.msg.From.ID] = true
+		}
+	}
+	return len(seen) + len(s.bots), "", nil
+}
+
+// SetMemberCount makes getChatMemberCount answer n for chatID.
+func (s *Server) SetMemberCount(chatID int64, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.memberCounts[chatID] = n
 }

@@ -62,26 +62,27 @@ type Server struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup // webhook deliverers and subscribers
 
-	mu         sync.Mutex
-	changed    *sync.Cond // broadcast on every state change observers wait for
-	url        string
-	bots       map[string]*bot
-	defaultBot *bot
-	chats      map[chatKey]*chatState
-	users      map[int64]User
-	blocked    map[int64]bool
-	faults     map[string][]fault // by lower-case method
-	files      map[string]*storedFile
-	filePaths  map[string]*storedFile
-	fileSeq    int
-	sent       []*SentMessage
-	actions    []Action
-	drafts     []Draft
-	reactions  []Reaction
-	calls      []Call
-	violations []error
-	warnings   []string
-	subs       []*subscriber
+	mu           sync.Mutex
+	changed      *sync.Cond // broadcast on every state change observers wait for
+	url          string
+	bots         map[string]*bot
+	defaultBot   *bot
+	chats        map[chatKey]*chatState
+	memberCounts map[int64]int
+	users        map[int64]User
+	blocked      map[int64]bool
+	faults       map[string][]fault // by lower-case method
+	files        map[string]*storedFile
+	filePaths    map[string]*storedFile
+	fileSeq      int
+	sent         []*SentMessage
+	actions      []Action
+	drafts       []Draft
+	reactions    []Reaction
+	calls        []Call
+	violations   []error
+	warnings     []string
+	subs         []*subscriber
 }
 
 // New returns a Server for opts. It does no I/O; serve it with Handler, Run
@@ -109,15 +110,16 @@ func New(opts Options) *Server {
 		opts.WebhookRetry = time.Second
 	}
 	s := &Server{
-		opts:      opts,
-		closed:    make(chan struct{}),
-		bots:      map[string]*bot{},
-		chats:     map[chatKey]*chatState{},
-		users:     map[int64]User{},
-		blocked:   map[int64]bool{},
-		faults:    map[string][]fault{},
-		files:     map[string]*storedFile{},
-		filePaths: map[string]*storedFile{},
+		opts:         opts,
+		closed:       make(chan struct{}),
+		bots:         map[string]*bot{},
+		chats:        map[chatKey]*chatState{},
+		memberCounts: map[int64]int{},
+		users:        map[int64]User{},
+		blocked:      map[int64]bool{},
+		faults:       map[string][]fault{},
+		files:        map[string]*storedFile{},
+		filePaths:    map[string]*storedFile{},
 	}
 	s.changed = sync.NewCond(&s.mu)
 	s.AddBot(opts.Token, opts.BotUser)
@@ -329,6 +331,8 @@ func (s *Server) handler(name string) handlerFunc {
 		return s.sendDocument
 	case "getFile":
 		return s.getFile
+	case "getChatMemberCount":
+		return s.getChatMemberCount
 	}
 	return nil
 }
