@@ -165,6 +165,15 @@ func inherit(a *agentSettings, d agentSettings) {
 	if a.Shares == nil {
 		a.Shares = d.Shares
 	}
+	if a.Session == "" {
+		a.Session = firstNonEmpty(d.Session, "never")
+	}
+	if a.SessionIdle == "" {
+		a.SessionIdle = firstNonEmpty(d.SessionIdle, "4h")
+	}
+	if a.SessionHour == nil {
+		a.SessionHour = d.SessionHour
+	}
 }
 
 // validatePrompt checks the prompt settings of an agent.
@@ -178,6 +187,18 @@ func validatePrompt(a *agentConfig) error {
 	case "structured", "compact":
 	default:
 		return &configError{a.File, "format", fmt.Sprintf("%q is not structured or compact", a.Format)}
+	}
+	switch a.Session {
+	case "never", "daily":
+	case "idle":
+		if d, err := time.ParseDuration(a.SessionIdle); err != nil || d < time.Minute {
+			return &configError{a.File, "session_idle", fmt.Sprintf("%q is not a duration of at least 1m, like 30m or 4h", a.SessionIdle)}
+		}
+	default:
+		return &configError{a.File, "session", fmt.Sprintf("%q is not never, idle or daily", a.Session)}
+	}
+	if h := a.SessionHour; h != nil && (*h < 0 || *h > 23) {
+		return &configError{a.File, "session_hour", fmt.Sprintf("%d is not an hour between 0 and 23", *h)}
 	}
 	if s := a.Shares; s != nil {
 		for name, v := range map[string]float64{"tools": s.Tools, "memory": s.Memory, "summaries": s.Summaries, "recall": s.Recall} {

@@ -73,6 +73,9 @@ type agentSettings struct {
 	HistoryWindow   int           `yaml:"history_window"`   // window: how many recent messages
 	Format          string        `yaml:"format"`           // structured or compact
 	Shares          *sharesConfig `yaml:"shares"`           // budget shares of the optional layers
+	Session         string        `yaml:"session"`          // never, idle or daily: when a chat starts a new session
+	SessionIdle     string        `yaml:"session_idle"`     // idle: how long without messages, e.g. 2h
+	SessionHour     *int          `yaml:"session_hour"`     // daily: the hour (0-23, in timezone) a new session starts
 }
 
 // sharesConfig are the fractions of the prompt budget the optional layers may use.
