@@ -22,6 +22,48 @@ type Agent struct {
 	MaxMessages int
 	Count       func(string) int // nil = Estimate
 	Location    *time.Location
+	Freshness   Freshness
+}
+
+// Freshness decides when a chat's conversation starts anew without a /new: the prompt
+// then shows only the new session. Nothing is deleted; older messages stay stored.
+type Freshness struct {
+	Kind string        // "never" (or empty), "idle" or "daily"
+	Idle time.Duration // idle: a gap this long without messages starts a new session
+	Hour int           // daily: the hour, in Agent.Location, a new session starts
+}
+
+// fresh drops from history (chronological) what belongs to an earlier session under the
+// freshness policy. The target is never dropped.
+func (f Freshness) fresh(history []mynah.Message, target mynah.MessageID, now time.Time, loc *time.Location) []mynah.Message {
+	start := 0
+	switch f.Kind {
+	case "idle":
+		if f.Idle <= 0 {
+			return history
+		}
+		for i := len(history) - 1; i > 0; i-- {
+			if history[i].Time.Sub(history[i-1].Time) >= f.Idle {
+				start = i
+				break
+			}
+		}
+	case "daily":
+		local := now.In(loc)
+		boundary := time.Date(local.Year(), local.Month(), local.Day(), f.Hour, 0, 0, 0, loc)
+		if boundary.After(local) {
+			boundary = boundary.AddDate(0, 0, -1)
+		}
+		for start < len(history) && history[start].Time.Before(boundary) {
+			start++
+		}
+	}
+	for i := 0; i < start; i++ {
+		if history[i].ID == target {
+			return append([]mynah.Message{history[i]}, history[start:]...)
+		}
+	}
+	return history[start:]
 }
 
 // Query is what a layer source is asked for.
@@ -118,11 +160,12 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 		}
 		history = append([]mynah.Message{target}, history...)
 	}
+	now := a.now()
+	history = a.agent.Freshness.fresh(history, t.Target, now, a.agent.Location)
 	quoted, err := a.replyChain(ctx, target)
 	if err != nil {
 		return Input{}, err
 	}
-	now := a.now()
 	members := 0
 	if a.sources.Members != nil && target.Chat.IsGroup() {
 		members = a.sources.Members(ctx, target.Chat)
