@@ -65,14 +65,21 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 		return a, err
 	}
 	a.Instructions = strings.TrimSpace(string(body))
+	if _, err := accessPolicy(file, "access", a.Access); err != nil {
+		return a, err
+	}
 	inherit(&a.agentSettings, defaults)
-	if a.TelegramToken == "" && !opts.NoTokens {
+	cfg.accessEnv.apply(&a.Access)
+	if a.Policy, err = accessPolicy(file, "access", a.Access); err != nil {
+		return a, err
+	}
+	if a.TelegramToken == "" && !opts.NoTokens && !opts.NoKeys {
 		return a, &configError{file, "telegram_token", "empty: set TELEGRAM_BOT_TOKEN (or the variable the file names) to the token @BotFather gave you"}
 	}
-	if a.TelegramToken != "" && !opts.NoTokens && !tokenShape.MatchString(string(a.TelegramToken)) {
+	if a.TelegramToken != "" && !opts.NoTokens && !opts.NoKeys && !tokenShape.MatchString(string(a.TelegramToken)) {
 		return a, &configError{file, "telegram_token", "does not look like a bot token (want <bot id>:<35 characters>, as @BotFather gives it)"}
 	}
-	if err := resolveModel(cfg, &a); err != nil {
+	if err := resolveModel(cfg, &a, opts); err != nil {
 		return a, err
 	}
 	if a.ContextTokens <= a.ReplyTokens {
@@ -99,7 +106,7 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 
 // resolveModel splits "provider/model" and finds the provider's settings. A provider named
 // after a known kind works without a providers entry, with its key from the SDK's variable.
-func resolveModel(cfg *config, a *agentConfig) error {
+func resolveModel(cfg *config, a *agentConfig, opts loadOptions) error {
 	provider, model, ok := strings.Cut(a.Model, "/")
 	if !ok || provider == "" || model == "" {
 		return &configError{a.File, "model", fmt.Sprintf("%q must be provider/model, e.g. openai/gpt-4o-mini", a.Model)}
@@ -114,7 +121,7 @@ func resolveModel(cfg *config, a *agentConfig) error {
 	a.ProviderName, a.ModelID = provider, model
 	a.Provider = withProviderEnv(p, cfg.getenv)
 	// Only OpenAI-compatible local servers (Ollama, llama.cpp) work without a key.
-	if a.Provider.APIKey == "" && (a.Provider.Kind != "openai" || a.Provider.BaseURL == "") {
+	if a.Provider.APIKey == "" && (a.Provider.Kind != "openai" || a.Provider.BaseURL == "") && !opts.NoKeys {
 		return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, keyVar[a.Provider.Kind])}
 	}
 	return nil
@@ -174,6 +181,7 @@ func inherit(a *agentSettings, d agentSettings) {
 	if a.SessionHour == nil {
 		a.SessionHour = d.SessionHour
 	}
+	inheritAccess(&a.Access, d.Access)
 }
 
 // validatePrompt checks the prompt settings of an agent.

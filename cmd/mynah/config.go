@@ -14,6 +14,8 @@ import (
 
 	"github.com/caarlos0/env/v11"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mynah-ai/mynah/internal/access"
 )
 
 // config is the whole configuration directory, resolved and validated.
@@ -26,6 +28,7 @@ type config struct {
 	Agents    []agentConfig
 	Shutdown  time.Duration
 	getenv    func(string) string
+	accessEnv accessEnv
 }
 
 // fileConfig is mynah.yaml as written.
@@ -76,6 +79,7 @@ type agentSettings struct {
 	Session         string        `yaml:"session"`          // never, idle or daily: when a chat starts a new session
 	SessionIdle     string        `yaml:"session_idle"`     // idle: how long without messages, e.g. 2h
 	SessionHour     *int          `yaml:"session_hour"`     // daily: the hour (0-23, in timezone) a new session starts
+	Access          accessConfig  `yaml:"access"`           // who the agent answers
 }
 
 // sharesConfig are the fractions of the prompt budget the optional layers may use.
@@ -110,6 +114,7 @@ type agentConfig struct {
 	ModelID       string // model name without the provider prefix
 	ProviderNotes string
 	Location      *time.Location
+	Policy        access.Policy // Access resolved, with the environment's overrides
 }
 
 // secret is a configuration value that must never be printed.
@@ -149,6 +154,9 @@ func (e *configError) Error() string {
 // loadOptions relax validation for commands that do not talk to Telegram.
 type loadOptions struct {
 	NoTokens bool // play runs against the in-process emulator: bot tokens are not needed
+	// NoKeys skips the checks of bot tokens and provider keys: pair works on the database
+	// only and must not need the secrets serve needs.
+	NoKeys bool
 }
 
 var knownKinds = map[string]bool{"openai": true, "anthropic": true, "gemini": true}
@@ -165,7 +173,17 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 	if err := env.ParseWithOptions(&ov, env.Options{Environment: environ(getenv, "MYNAH_TELEGRAM_API_URL", "MYNAH_DATA_DIR", "MYNAH_LOG_LEVEL")}); err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
 	}
-	cfg := &config{Dir: dir, getenv: getenv, Log: fc.Log, Telegram: fc.Telegram, Providers: map[string]providerConfig{}, Shutdown: 15 * time.Second}
+	var ae accessEnv
+	if err := env.ParseWithOptions(&ae, env.Options{Environment: environ(getenv, "MYNAH_ACCESS_PRIVATE", "MYNAH_ACCESS_ALLOW")}); err != nil {
+		return nil, fmt.Errorf("environment: %w", err)
+	}
+	if err := ae.validate(); err != nil {
+		return nil, err
+	}
+	if _, err := accessPolicy(path, "defaults.access", fc.Defaults.Access); err != nil {
+		return nil, err
+	}
+	cfg := &config{Dir: dir, getenv: getenv, accessEnv: ae, Log: fc.Log, Telegram: fc.Telegram, Providers: map[string]providerConfig{}, Shutdown: 15 * time.Second}
 	cfg.DataDir = firstNonEmpty(ov.DataDir, fc.DataDir, "data")
 	if !filepath.IsAbs(cfg.DataDir) {
 		cfg.DataDir = filepath.Join(dir, cfg.DataDir)

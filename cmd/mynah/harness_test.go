@@ -38,6 +38,10 @@ type harnessOptions struct {
 	Provider string // openai (default), anthropic, gemini
 	YAML     string // extra mynah.yaml content
 	Front    string // extra agent front matter
+	// Access is the agent's access front matter (a YAML flow mapping), e.g. "{}" for the
+	// defaults (private: pairing). Empty runs every agent with MYNAH_ACCESS_PRIVATE=open,
+	// so that tests about something else chat freely, whatever files they write.
+	Access string
 }
 
 func newHarness(t *testing.T, o harnessOptions) *harness {
@@ -56,14 +60,18 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 		h.llm = llmtest.NewGemini(t)
 	}
 	write(t, filepath.Join(h.dir, "mynah.yaml"), "data_dir: data\nshutdown_timeout: 10s\nlog:\n  level: debug\n"+o.YAML)
+	access := ""
+	if o.Access != "" {
+		access = "access: " + o.Access + "\n"
+	}
 	write(t, filepath.Join(h.dir, "agents", "Mynah.md"), fmt.Sprintf(`---
 telegram_token: ${TELEGRAM_BOT_TOKEN}
 model: %s/test-model
 roles: [Friendly]
 names: [Mynah, Майна]
-%s---
+%s%s---
 You are {botname}, talking in {chatname}.
-`, o.Provider, o.Front))
+`, o.Provider, access, o.Front))
 	write(t, filepath.Join(h.dir, "prompts", "Friendly.md"), "Be friendly.")
 	h.env = append(cleanEnv(),
 		"MYNAH_TELEGRAM_API_URL="+h.emu.URL(),
@@ -72,6 +80,9 @@ You are {botname}, talking in {chatname}.
 		"ANTHROPIC_API_KEY=sk-test-anthropic", "ANTHROPIC_BASE_URL="+h.llm.URL(),
 		"GEMINI_API_KEY=test-gemini", "GOOGLE_GEMINI_BASE_URL="+h.llm.URL(),
 	)
+	if o.Access == "" {
+		h.env = append(h.env, "MYNAH_ACCESS_PRIVATE=open")
+	}
 	return h
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"text/template"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ var defaultModels = map[string]string{
 }
 
 func initCommand() *cobra.Command {
-	var provider, model, name string
+	var provider, model, name, owner string
 	cmd := &cobra.Command{
 		Use:   "init DIR",
 		Short: "Write a working configuration directory",
@@ -40,7 +41,10 @@ ANTHROPIC_API_KEY or GEMINI_API_KEY.`,
 			if model == "" {
 				model = defaultModels[provider]
 			}
-			if err := writeConfig(args[0], initData{Name: name, Model: provider + "/" + model}); err != nil {
+			if id, err := strconv.ParseInt(owner, 10, 64); owner != "" && (err != nil || id <= 0) {
+				return usageError{fmt.Errorf("--owner %q: want your numeric Telegram user id (@userinfobot tells it)", owner)}
+			}
+			if err := writeConfig(args[0], initData{Name: name, Model: provider + "/" + model, Owner: owner}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), `wrote %[1]s: mynah.yaml, agents/%[2]s.md, prompts/Friendly.md
@@ -49,6 +53,7 @@ Next:
   export %[3]s=...
   mynah play --config %[1]s      # try the agent in this terminal
   mynah serve --config %[1]s     # run it on Telegram
+Strangers who write to the bot get a pairing code: mynah pair approve CODE lets them in.
 `, args[0], name, keyVar[provider])
 			return nil
 		},
@@ -56,12 +61,14 @@ Next:
 	cmd.Flags().StringVar(&provider, "provider", "openai", "model provider: openai, anthropic or gemini")
 	cmd.Flags().StringVar(&model, "model", "", "model name (default depends on the provider)")
 	cmd.Flags().StringVar(&name, "name", "Mynah", "the agent's name")
+	cmd.Flags().StringVar(&owner, "owner", "", "your Telegram user id: allowed in private chats and admin (access.allow, access.admins)")
 	return cmd
 }
 
 type initData struct {
 	Name  string
 	Model string
+	Owner string // a user id or empty
 }
 
 // writeConfig writes the starter files, refusing to overwrite any that exist.

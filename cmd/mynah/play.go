@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mynah-ai/mynah/internal/access"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
 )
@@ -70,6 +71,8 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 			return usageError{fmt.Errorf("--agent %q: no such agent in %s", o.Agent, filepath.Join(o.Dir, "agents"))}
 		}
 	}
+	// The person at the terminal is the agent's owner here: no pairing, no allowlist.
+	agent.Policy.Private = access.Open
 	cfg.Agents = []agentConfig{agent}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return err

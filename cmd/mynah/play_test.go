@@ -22,14 +22,7 @@ func TestPlay(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(os.Args[0], append([]string{"play", "--config", h.dir}, args...)...)
 		cmd.Args[0] = "mynah"
-		// play needs no bot token: it runs on its own emulator.
-		var env []string
-		for _, kv := range h.env {
-			if !strings.HasPrefix(kv, "TELEGRAM_BOT_TOKEN=") && !strings.HasPrefix(kv, "MYNAH_TELEGRAM_API_URL=") {
-				env = append(env, kv)
-			}
-		}
-		cmd.Env = env
+		cmd.Env = playEnv(h)
 		cmd.Stdin = strings.NewReader(stdin)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -41,7 +34,7 @@ func TestPlay(t *testing.T) {
 	// Interactive: type a line, read the answer, type the next.
 	cmd := exec.Command(os.Args[0], "play", "--config", h.dir)
 	cmd.Args[0] = "mynah"
-	cmd.Env = h.env
+	cmd.Env = playEnv(h)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -83,4 +76,16 @@ func TestPlay(t *testing.T) {
 	if n := len(h.llm.Requests()); n != 4 {
 		t.Errorf("%d model calls, want 4 (group chatter is not answered)", n)
 	}
+}
+
+// playEnv is the harness environment without what play must not need: a bot token, a Bot
+// API URL, or an open access policy (the player is the owner and is always answered).
+func playEnv(h *harness) []string {
+	var env []string
+	for _, kv := range h.env {
+		if !strings.HasPrefix(kv, "TELEGRAM_BOT_TOKEN=") && !strings.HasPrefix(kv, "MYNAH_TELEGRAM_API_URL=") && !strings.HasPrefix(kv, "MYNAH_ACCESS_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }

@@ -104,6 +104,8 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer stopRunners()
 	for _, p := range procs {
 		g.Go(func() error { return p.runner.Run(runners) })
+		// Turns queued by other processes (mynah pair approve's welcome) wake nobody.
+		g.Go(func() error { wakeEvery(runners, queuePoll, p.runner.Wake); return nil })
 	}
 	var srv *http.Server
 	if cfg.Telegram.Mode == "webhook" {
@@ -187,13 +189,20 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Name:  a.Name,
 		Bot:   me,
 		Names: a.Names,
+		Model: a.Model,
 		Texts: ingest.Texts{
 			Start: firstNonEmpty(a.Greeting, "Hi! I'm "+a.Name+". Write to me and I'll answer."),
 			Help:  firstNonEmpty(a.Help, defaultHelp(a.Name)),
 			Reset: firstNonEmpty(a.ResetText, "Started a new conversation. I keep our earlier messages stored, but I won't look at them from now on."),
 		},
-	}, db, ingest.Options{Queued: func(_ mynah.ChatID) { rt.Wake() }})
-	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model)
+	}, db, ingest.Options{
+		Queued:  func(_ mynah.ChatID) { rt.Wake() },
+		Policy:  a.Policy,
+		State:   db,
+		Started: time.Now(),
+		Logger:  log.With("agent", a.Name),
+	})
+	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model, "private", a.Policy.Private)
 	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in}, nil
 }
 

@@ -1,15 +1,21 @@
-// Package ingest turns normalised Telegram updates into durable intake: it decides whether
-// a message addresses the agent, recognises commands, and hands everything to the store in
-// one atomic Accept, so an update is acknowledged only after it is stored.
+// Package ingest turns normalised Telegram updates into durable intake: it applies the
+// access policy (internal/access), decides whether a message addresses the agent,
+// recognises commands, and hands everything to the store in one atomic Accept, so an
+// update is acknowledged only after it is stored. Messages the policy does not let through
+// are stored (blocked senders' are not) and never reach a model.
 package ingest
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/access"
 )
 
 // Update is one Telegram update in domain terms.
@@ -34,42 +40,85 @@ type Agent struct {
 	Bot   mynah.User // the agent's own bot account (getMe)
 	Names []string   // words that address the agent in groups, matched as whole words
 	Texts Texts
+	Model string // provider/model, shown by /status
 }
 
-// Ingester handles the updates of one agent.
+// AccessState is what the access policy needs from the store: pairing codes and approvals
+// (mynah.Pairings) and the chat modes admins set (mynah.ChatModes).
+type AccessState interface {
+	RequestPairing(ctx context.Context, agent string, user mynah.User, code string, now time.Time, ttl time.Duration, maxPending int) (mynah.Pairing, bool, error)
+	Approved(ctx context.Context, agent string, user mynah.UserID) (bool, error)
+	ChatMode(ctx context.Context, agent string, chat mynah.ChatID) (mynah.ChatMode, error)
+	SetChatMode(ctx context.Context, m mynah.ChatMode) error
+}
+
+// Ingester handles the updates of one agent. It is safe for concurrent use.
 type Ingester struct {
 	agent   Agent
 	inbox   mynah.Inbox
 	now     func() time.Time
 	queued  func(mynah.ChatID)
 	trigger Trigger
+	policy  access.Policy
+	state   AccessState
+	limits  *access.Limiter
+	random  io.Reader
+	started time.Time
+	log     *slog.Logger
+	paired  *pairedCache
 }
 
-// Options configure an Ingester. Zero values are usable: Now defaults to time.Now and
-// Queued to a no-op.
+// Options configure an Ingester. Zero values are usable: Now defaults to time.Now, Queued
+// to a no-op, Policy answers everybody (see access.Policy), Random to crypto/rand.Reader,
+// Logger discards.
 type Options struct {
 	Now func() time.Time
 	// Queued is called after a turn was durably queued for chat, to wake the runtime.
 	Queued func(mynah.ChatID)
+	// Policy decides whom the agent answers; State persists what it needs. Without State,
+	// nobody is paired, pairing codes cannot be issued (strangers are only stored) and
+	// /stop and /activation fail.
+	Policy access.Policy
+	State  AccessState
+	// Random is the source of pairing codes.
+	Random io.Reader
+	// Started is when the agent started, for the uptime /status shows; zero is New's time.
+	Started time.Time
+	Logger  *slog.Logger
 }
 
-// New returns an Ingester for agent storing into inbox.
+// New returns an Ingester for agent storing into inbox. It does no I/O.
 func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
-	in := &Ingester{agent: agent, inbox: inbox, now: opts.Now, queued: opts.Queued}
+	in := &Ingester{agent: agent, inbox: inbox, now: opts.Now, queued: opts.Queued, policy: opts.Policy,
+		state: opts.State, random: opts.Random, started: opts.Started, log: opts.Logger, paired: &pairedCache{}}
 	if in.now == nil {
 		in.now = time.Now
 	}
 	if in.queued == nil {
 		in.queued = func(mynah.ChatID) {}
 	}
+	if in.state == nil {
+		in.state = noState{}
+	}
+	if in.random == nil {
+		in.random = rand.Reader
+	}
+	if in.started.IsZero() {
+		in.started = in.now()
+	}
+	if in.log == nil {
+		in.log = slog.New(slog.DiscardHandler)
+	}
 	in.trigger = NewTrigger(agent.Bot, agent.Names)
+	in.limits = access.NewLimiter(opts.Policy.Limit)
 	return in
 }
 
-// Handle stores u and, when the message is addressed to the agent or is a command, queues
-// a turn, all in one transaction. It returns nil for an update that was handled before
-// (redelivered after a restart): nothing happens twice. An error means nothing was stored
-// and the update must not be acknowledged.
+// Handle stores u and, when the access policy lets the message through and it addresses
+// the agent or is a command, queues a turn, all in one transaction. A blocked sender's
+// message is not stored (the update is still recorded as handled). It returns nil for an
+// update that was handled before (redelivered after a restart): nothing happens twice. An
+// error means nothing was stored and the update must not be acknowledged.
 func (in *Ingester) Handle(ctx context.Context, u Update) error {
 	intake := mynah.Intake{Chat: u.Chat, Users: u.Users}
 	if m := u.Message; m != nil {
@@ -77,8 +126,13 @@ func (in *Ingester) Handle(ctx context.Context, u Update) error {
 		msg.Agent = in.agent.Name
 		intake.Message = &msg
 		intake.Edit = u.Edited
+		if u.Edited && in.policy.Block.Contains(msg.Sender) {
+			intake = mynah.Intake{}
+		}
 		if !u.Edited {
-			in.plan(&intake, &msg)
+			if err := in.plan(ctx, &intake, &msg); err != nil {
+				return fmt.Errorf("ingest: update %d: %w", u.ID, err)
+			}
 		}
 	}
 	fresh, err := in.inbox.Accept(ctx, in.agent.Name, u.ID, intake)
@@ -89,39 +143,6 @@ func (in *Ingester) Handle(ctx context.Context, u Update) error {
 		in.queued(intake.Turn.Chat)
 	}
 	return nil
-}
-
-// plan decides what the agent does about a new message: a command reply, a model turn, or
-// nothing (the message is only stored).
-func (in *Ingester) plan(intake *mynah.Intake, msg *mynah.Message) {
-	turn := &mynah.Turn{
-		Agent:    in.agent.Name,
-		Chat:     msg.Chat.ID,
-		ThreadID: msg.ThreadID,
-		Target:   msg.ID,
-		Created:  in.now(),
-	}
-	if msg.Chat.IsGroup() {
-		turn.ReplyTo = msg.ID
-	}
-	if cmd, ok := ParseCommand(msg, in.agent.Bot.Username); ok {
-		switch cmd {
-		case "start":
-			turn.Static = in.agent.Texts.Start
-		case "help":
-			turn.Static = in.agent.Texts.Help
-		case "reset", "new":
-			intake.Reset = true
-			turn.Static = in.agent.Texts.Reset
-		}
-		if turn.Static != "" {
-			intake.Turn = turn
-			return
-		}
-	}
-	if in.trigger.Addressed(msg) {
-		intake.Turn = turn
-	}
 }
 
 // ParseCommand returns the command name (lower case, without '/') when msg starts with a

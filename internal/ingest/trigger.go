@@ -6,11 +6,13 @@ import (
 	"unicode/utf16"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/access"
 )
 
-// Trigger decides whether a message addresses the agent: every private message does; in a
-// group, an @mention of the bot (mention or text_mention entity), a reply to one of the
-// bot's messages, or one of the agent's names as a whole word.
+// Trigger finds how a message addresses the agent: in a group, an @mention of the bot
+// (mention or text_mention entity), a reply to one of the bot's messages, or one of the
+// agent's names as a whole word. Which of them count is the group's trigger mode
+// (access.Trigger).
 type Trigger struct {
 	bot   mynah.User
 	names [][]rune // lower-cased
@@ -27,27 +29,34 @@ func NewTrigger(bot mynah.User, names []string) Trigger {
 	return t
 }
 
-// Addressed reports whether msg addresses the agent.
+// Addressed reports whether msg addresses the agent under the default trigger mode
+// (access.Mention): every private message does; in a group, any of Signals.
 func (t Trigger) Addressed(msg *mynah.Message) bool {
 	if !msg.Chat.IsGroup() {
 		return msg.Chat.Type == mynah.ChatPrivate
 	}
-	if msg.ReplyTo != nil && msg.ReplyTo.Sender.ID == t.bot.ID && t.bot.ID != 0 {
-		return true
-	}
+	return t.Signals(msg).Match(access.Mention)
+}
+
+// Signals reports the ways msg addresses the agent: an @mention of the bot (a mention or
+// text_mention entity), a reply to one of the bot's messages, one of the agent's names.
+func (t Trigger) Signals(msg *mynah.Message) access.Signals {
+	var s access.Signals
+	s.Reply = msg.ReplyTo != nil && msg.ReplyTo.Sender.ID == t.bot.ID && t.bot.ID != 0
 	for _, e := range msg.Entities {
 		switch e.Type {
 		case "mention":
 			if t.bot.Username != "" && strings.EqualFold(entityText(msg.Text, e), "@"+t.bot.Username) {
-				return true
+				s.Mention = true
 			}
 		case "text_mention":
 			if e.User != nil && e.User.ID == t.bot.ID {
-				return true
+				s.Mention = true
 			}
 		}
 	}
-	return t.named(msg.Text)
+	s.Name = t.named(msg.Text)
+	return s
 }
 
 // named reports whether text contains one of the names as a whole word. Word boundaries

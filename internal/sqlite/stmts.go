@@ -25,9 +25,12 @@ type stmts struct {
 	queryTurn, finishTurn, insertPart, queryPartByKey               *sql.Stmt
 	queryPart, markSent, markFailed, upsertState, insertUsage       *sql.Stmt
 	upsertPrompt                                                    *sql.Stmt
+	userPending, countPending, insertPairing, queryPairing          *sql.Stmt
+	approvePairing, setChatMode                                     *sql.Stmt
 	// On the reader pool.
 	message, history, historyThread, pendingTurns, pendingParts *sql.Stmt
 	chat, session, blocked, promptForReply                      *sql.Stmt
+	approved, pairings, chatMode                                *sql.Stmt
 
 	all []*sql.Stmt // every statement above, for close
 }
@@ -59,6 +62,12 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.upsertState, write, upsertState},
 		{&s.insertUsage, write, insertUsage},
 		{&s.upsertPrompt, write, upsertPrompt},
+		{&s.userPending, write, queryUserPending},
+		{&s.countPending, write, countPending},
+		{&s.insertPairing, write, insertPairing},
+		{&s.queryPairing, write, queryPairing},
+		{&s.approvePairing, write, approvePairing},
+		{&s.setChatMode, write, upsertChatMode},
 		{&s.message, read, queryMessage},
 		{&s.history, read, queryHistory},
 		{&s.historyThread, read, queryHistoryThread},
@@ -68,6 +77,9 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.session, read, querySession},
 		{&s.blocked, read, queryBlocked},
 		{&s.promptForReply, read, queryPromptForReply},
+		{&s.approved, read, queryApproved},
+		{&s.pairings, read, queryPairings},
+		{&s.chatMode, read, queryChatMode},
 	} {
 		st, err := p.on.PrepareContext(ctx, p.query)
 		if err != nil {

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/access"
+)
+
+// defaultPrivate is the private-chat policy when nothing sets one: strangers pair.
+const defaultPrivate = access.Pairing
+
+// accessConfig is the access section, under defaults in mynah.yaml or in an agent's front
+// matter. An agent inherits each key it leaves unset from defaults; a list set to [] in
+// the agent clears the inherited one.
+type accessConfig struct {
+	Private   string           `yaml:"private"` // open, allowlist or pairing (default)
+	Allow     []string         `yaml:"allow"`   // user ids or "@usernames"
+	Block     []string         `yaml:"block"`   // user ids or "@usernames"
+	Admins    []string         `yaml:"admins"`  // user ids
+	Groups    groupsConfig     `yaml:"groups"`
+	RateLimit *rateLimitConfig `yaml:"rate_limit"`
+}
+
+type groupsConfig struct {
+	Allow    []string          `yaml:"allow"`     // chat ids; empty: every group
+	Trigger  string            `yaml:"trigger"`   // mention (default), reply, name or always
+	PerGroup map[string]string `yaml:"per_group"` // chat id → trigger
+}
+
+type rateLimitConfig struct {
+	Messages int    `yaml:"messages"` // 0 turns the limit off
+	Per      string `yaml:"per"`      // a duration, e.g. 1h
+}
+
+// inheritAccess fills what a leaves unset from d.
+func inheritAccess(a *accessConfig, d accessConfig) {
+	if a.Private == "" {
+		a.Private = d.Private
+	}
+	inheritList(&a.Allow, d.Allow)
+	inheritList(&a.Block, d.Block)
+	inheritList(&a.Admins, d.Admins)
+	inheritList(&a.Groups.Allow, d.Groups.Allow)
+	if a.Groups.Trigger == "" {
+		a.Groups.Trigger = d.Groups.Trigger
+	}
+	if a.Groups.PerGroup == nil {
+		a.Groups.PerGroup = d.Groups.PerGroup
+	}
+	if a.RateLimit == nil {
+		a.RateLimit = d.RateLimit
+	}
+}
+
+func inheritList(a *[]string, d []string) {
+	if *a == nil {
+		*a = d
+	}
+}
+
+// accessEnv are the environment's overrides of every agent's access settings.
+type accessEnv struct {
+	Private string   `env:"MYNAH_ACCESS_PRIVATE"`
+	Allow   []string `env:"MYNAH_ACCESS_ALLOW" envSeparator:","`
+}
+
+// apply overrides c with the environment's settings: MYNAH_ACCESS_ALLOW replaces the
+// allowlist.
+func (e accessEnv) apply(c *accessConfig) {
+	if e.Private != "" {
+		c.Private = e.Private
+	}
+	if e.Allow != nil {
+		c.Allow = e.Allow
+	}
+}
+
+// validate checks the overrides, naming the variable at fault.
+func (e accessEnv) validate() error {
+	if e.Private != "" {
+		if _, err := access.ParsePrivate(e.Private); err != nil {
+			return fmt.Errorf("environment: MYNAH_ACCESS_PRIVATE: %v", err)
+		}
+	}
+	if _, err := access.ParseUsers(e.Allow); err != nil {
+		return fmt.Errorf("environment: MYNAH_ACCESS_ALLOW: %v", err)
+	}
+	return nil
+}
+
+// accessPolicy turns c into the policy; unset keys take their defaults. The error is a
+// configError naming file and the key under prefix ("access" or "defaults.access").
+func accessPolicy(file, prefix string, c accessConfig) (access.Policy, error) {
+	bad := func(key string, err error) error {
+		return &configError{file, prefix + "." + key, err.Error()}
+	}
+	p := access.Policy{Private: defaultPrivate, Trigger: access.Mention}
+	var err error
+	if c.Private != "" {
+		if p.Private, err = access.ParsePrivate(c.Private); err != nil {
+			return p, bad("private", err)
+		}
+	}
+	if p.Allow, err = access.ParseUsers(c.Allow); err != nil {
+		return p, bad("allow", err)
+	}
+	if p.Block, err = access.ParseUsers(c.Block); err != nil {
+		return p, bad("block", err)
+	}
+	for _, s := range c.Admins {
+		id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || id <= 0 {
+			return p, bad("admins", fmt.Errorf("%q is not a user id (admins are named by id: usernames can change hands)", s))
+		}
+		if p.Admins == nil {
+			p.Admins = map[mynah.UserID]bool{}
+		}
+		p.Admins[mynah.UserID(id)] = true
+	}
+	for _, s := range c.Groups.Allow {
+		id, err := parseChatID(s)
+		if err != nil {
+			return p, bad("groups.allow", err)
+		}
+		if p.Groups == nil {
+			p.Groups = map[mynah.ChatID]bool{}
+		}
+		p.Groups[id] = true
+	}
+	if c.Groups.Trigger != "" {
+		if p.Trigger, err = access.ParseTrigger(c.Groups.Trigger); err != nil {
+			return p, bad("groups.trigger", err)
+		}
+	}
+	for _, k := range sortedKeys(c.Groups.PerGroup) {
+		id, err := parseChatID(k)
+		if err != nil {
+			return p, bad("groups.per_group", err)
+		}
+		t, err := access.ParseTrigger(c.Groups.PerGroup[k])
+		if err != nil {
+			return p, bad("groups.per_group."+k, err)
+		}
+		if p.PerGroup == nil {
+			p.PerGroup = map[mynah.ChatID]access.Trigger{}
+		}
+		p.PerGroup[id] = t
+	}
+	if r := c.RateLimit; r != nil && r.Messages != 0 {
+		if r.Messages < 0 {
+			return p, bad("rate_limit.messages", fmt.Errorf("%d is negative (0 turns the limit off)", r.Messages))
+		}
+		d, err := time.ParseDuration(r.Per)
+		if err != nil || d < time.Second {
+			return p, bad("rate_limit.per", fmt.Errorf("%q is not a duration of at least 1s, like 1h or 10m", r.Per))
+		}
+		p.Limit = access.RateLimit{Messages: r.Messages, Per: d}
+	}
+	return p, nil
+}
+
+// parseChatID reads a group's chat id: a negative number, as Telegram numbers groups.
+func parseChatID(s string) (mynah.ChatID, error) {
+	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || id >= 0 {
+		return 0, fmt.Errorf("%q is not a group's chat id (a negative number, e.g. -1001234567890; /status in the group shows it)", s)
+	}
+	return mynah.ChatID(id), nil
+}

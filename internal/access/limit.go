@@ -1,0 +1,80 @@
+package access
+
+import (
+	"sync"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// Limiter is the rate-limit state of one agent: per user, the times of the addressed
+// messages within the last period (a sliding window). It is safe for concurrent use and
+// lives in memory: a restart forgets it, which errs on the side of answering.
+type Limiter struct {
+	limit RateLimit
+
+	mu        sync.Mutex
+	users     map[mynah.UserID]*window
+	sweepAt   int       // prune idle users when the map grows past this,
+	lastSweep time.Time // or once a period
+}
+
+type window struct {
+	hits     []time.Time // oldest first, within the period
+	noticed  bool        // the user was told about the limit since last allowed
+	lastSeen time.Time
+}
+
+// NewLimiter returns the state for limit; nil when limit is the zero value (no limit),
+// which Decide accepts.
+func NewLimiter(limit RateLimit) *Limiter {
+	if limit.Messages <= 0 || limit.Per <= 0 {
+		return nil
+	}
+	return &Limiter{limit: limit, users: map[mynah.UserID]*window{}, sweepAt: 1024}
+}
+
+// Take counts an addressed message of user at now. It returns ok when the user sent fewer
+// than Messages within the last Per (the message is counted); otherwise the message is not
+// counted, notify is true for the first refusal since the user was last allowed (one
+// notice per burst, not one per message), and wait is how long until the user is allowed
+// again.
+func (l *Limiter) Take(user mynah.UserID, now time.Time) (ok, notify bool, wait time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sweep(now)
+	w := l.users[user]
+	if w == nil {
+		w = &window{}
+		l.users[user] = w
+	}
+	w.lastSeen = now
+	cut := 0
+	for cut < len(w.hits) && !w.hits[cut].After(now.Add(-l.limit.Per)) {
+		cut++
+	}
+	w.hits = w.hits[cut:]
+	if len(w.hits) < l.limit.Messages {
+		w.hits = append(w.hits, now)
+		w.noticed = false
+		return true, false, 0
+	}
+	notify = !w.noticed
+	w.noticed = true
+	return false, notify, w.hits[0].Add(l.limit.Per).Sub(now)
+}
+
+// sweep forgets users idle for longer than the period, once a period or when the map has
+// doubled, so the state stays proportional to the users active within about two periods.
+func (l *Limiter) sweep(now time.Time) {
+	if len(l.users) < l.sweepAt && now.Sub(l.lastSweep) <= l.limit.Per {
+		return
+	}
+	l.lastSweep = now
+	for id, w := range l.users {
+		if now.Sub(w.lastSeen) > l.limit.Per {
+			delete(l.users, id)
+		}
+	}
+	l.sweepAt = max(1024, 2*len(l.users))
+}

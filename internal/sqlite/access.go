@@ -1,0 +1,181 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+)
+
+var (
+	_ mynah.Pairings  = (*DB)(nil)
+	_ mynah.ChatModes = (*DB)(nil)
+)
+
+const (
+	pairingColumns   = `code, agent, user_id, first_name, last_name, username, created, expires, approved_at`
+	queryUserPending = `SELECT ` + pairingColumns + ` FROM pairings
+		WHERE agent = ? AND user_id = ? AND approved_at IS NULL AND expires > ? ORDER BY expires DESC LIMIT 1`
+	countPending  = `SELECT count(*) FROM pairings WHERE agent = ? AND approved_at IS NULL AND expires > ?`
+	insertPairing = `INSERT INTO pairings (code, agent, user_id, first_name, last_name, username, created, expires)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	queryPairing   = `SELECT ` + pairingColumns + ` FROM pairings WHERE code = ?`
+	approvePairing = `UPDATE pairings SET approved_at = ? WHERE code = ?`
+	queryApproved  = `SELECT 1 FROM pairings WHERE agent = ? AND user_id = ? AND approved_at IS NOT NULL LIMIT 1`
+	queryPairings  = `SELECT ` + pairingColumns + ` FROM pairings
+		WHERE (?1 = '' OR agent = ?1) AND (approved_at IS NOT NULL OR expires > ?2) ORDER BY created, code`
+	queryChatMode  = `SELECT trigger, stopped, updated_at FROM chat_modes WHERE agent = ? AND chat_id = ?`
+	upsertChatMode = `INSERT INTO chat_modes (agent, chat_id, trigger, stopped, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (agent, chat_id) DO UPDATE SET trigger = excluded.trigger, stopped = excluded.stopped,
+			updated_at = excluded.updated_at`
+)
+
+// RequestPairing implements mynah.Pairings: the user's pending code, or code stored for
+// them when fewer than maxPending codes of agent are pending, in one transaction.
+func (db *DB) RequestPairing(ctx context.Context, agent string, user mynah.User, code string, now time.Time, ttl time.Duration, maxPending int) (mynah.Pairing, bool, error) {
+	if agent == "" || user.ID == 0 || code == "" || ttl <= 0 {
+		return mynah.Pairing{}, false, fmt.Errorf("sqlite: request pairing: agent, user, code and ttl are required")
+	}
+	var p mynah.Pairing
+	var created bool
+	err := db.inTx(ctx, func(tx *txn) error {
+		var err error
+		p, err = scanPairing(tx.queryRow(ctx, db.stmts.userPending, agent, int64(user.ID), now.UnixMilli()))
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var n int
+		if err := tx.queryRow(ctx, db.stmts.countPending, agent, now.UnixMilli()).Scan(&n); err != nil {
+			return err
+		}
+		if n >= maxPending {
+			return mynah.ErrPairingsFull
+		}
+		p = mynah.Pairing{Agent: agent, Code: code, User: user, Created: now.Truncate(time.Millisecond).UTC(),
+			Expires: now.Add(ttl).Truncate(time.Millisecond).UTC()}
+		created = true
+		_, err = tx.exec(ctx, db.stmts.insertPairing, code, agent, int64(user.ID), user.FirstName, user.LastName,
+			user.Username, p.Created.UnixMilli(), p.Expires.UnixMilli())
+		return err
+	})
+	if errors.Is(err, mynah.ErrPairingsFull) {
+		return mynah.Pairing{}, false, fmt.Errorf("sqlite: pairing for user %d of %s: %w", user.ID, agent, err)
+	}
+	if err != nil {
+		return mynah.Pairing{}, false, fail(ctx, err, "pairing for user %d of %s", user.ID, agent)
+	}
+	return p, created, nil
+}
+
+// ApprovePairing implements mynah.Pairings: it approves code and, with a welcome, queues
+// a static turn to the user's private chat, in one transaction.
+func (db *DB) ApprovePairing(ctx context.Context, code string, now time.Time, welcome string) (mynah.Pairing, error) {
+	var p mynah.Pairing
+	err := db.inTx(ctx, func(tx *txn) error {
+		var err error
+		if p, err = scanPairing(tx.queryRow(ctx, db.stmts.queryPairing, code)); err != nil {
+			return err
+		}
+		switch {
+		case !p.Approved.IsZero():
+			return fmt.Errorf("already approved on %s: %w", p.Approved.Format(time.DateTime), mynah.ErrNotFound)
+		case !p.Expires.After(now):
+			return fmt.Errorf("expired on %s: %w", p.Expires.Format(time.DateTime), mynah.ErrNotFound)
+		}
+		p.Approved = now.Truncate(time.Millisecond).UTC()
+		if _, err := tx.exec(ctx, db.stmts.approvePairing, p.Approved.UnixMilli(), code); err != nil {
+			return err
+		}
+		if welcome == "" {
+			return nil
+		}
+		chat := int64(p.User.ID) // a private chat has the user's id
+		if _, err := tx.exec(ctx, db.stmts.ensureChat, p.Agent, chat, string(mynah.ChatPrivate), "", p.User.Username, 0, now.UnixMilli()); err != nil {
+			return err
+		}
+		_, err = tx.exec(ctx, db.stmts.insertTurn, p.Agent, chat, 0, 0, welcome, 0, now.UnixMilli())
+		return err
+	})
+	if err != nil {
+		return mynah.Pairing{}, fail(ctx, err, "approve pairing code %s", code)
+	}
+	return p, nil
+}
+
+// Approved implements mynah.Pairings.
+func (db *DB) Approved(ctx context.Context, agent string, user mynah.UserID) (bool, error) {
+	var one int
+	err := db.stmts.approved.QueryRowContext(ctx, agent, int64(user)).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fail(ctx, err, "approval of user %d of %s", user, agent)
+	}
+	return true, nil
+}
+
+// ListPairings implements mynah.Pairings.
+func (db *DB) ListPairings(ctx context.Context, agent string, now time.Time) ([]mynah.Pairing, error) {
+	rows, err := db.stmts.pairings.QueryContext(ctx, agent, now.UnixMilli())
+	if err != nil {
+		return nil, fail(ctx, err, "pairings of %q", agent)
+	}
+	defer rows.Close()
+	var out []mynah.Pairing
+	for rows.Next() {
+		p, err := scanPairing(rows)
+		if err != nil {
+			return nil, fail(ctx, err, "pairings of %q", agent)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, err, "pairings of %q", agent)
+	}
+	return out, nil
+}
+
+// ChatMode implements mynah.ChatModes.
+func (db *DB) ChatMode(ctx context.Context, agent string, chat mynah.ChatID) (mynah.ChatMode, error) {
+	m := mynah.ChatMode{Agent: agent, Chat: chat}
+	var updated sql.NullInt64
+	err := db.stmts.chatMode.QueryRowContext(ctx, agent, int64(chat)).Scan(&m.Trigger, &m.Stopped, &updated)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return m, nil
+	case err != nil:
+		return mynah.ChatMode{}, fail(ctx, err, "mode of chat %d of %s", chat, agent)
+	}
+	m.Updated = fromMillis(updated)
+	return m, nil
+}
+
+// SetChatMode implements mynah.ChatModes. Agent and Chat are required.
+func (db *DB) SetChatMode(ctx context.Context, m mynah.ChatMode) error {
+	if m.Agent == "" || m.Chat == 0 {
+		return fmt.Errorf("sqlite: set chat mode: agent and chat are required")
+	}
+	_, err := db.stmts.setChatMode.ExecContext(ctx, m.Agent, int64(m.Chat), m.Trigger, boolInt(m.Stopped), orNow(m.Updated, db.now).UnixMilli())
+	if err != nil {
+		return fail(ctx, err, "set mode of chat %d of %s", m.Chat, m.Agent)
+	}
+	return nil
+}
+
+// scanPairing reads one row of pairingColumns.
+func scanPairing(row interface{ Scan(...any) error }) (mynah.Pairing, error) {
+	var p mynah.Pairing
+	var user int64
+	var created, expires, approved sql.NullInt64
+	if err := row.Scan(&p.Code, &p.Agent, &user, &p.User.FirstName, &p.User.LastName, &p.User.Username,
+		&created, &expires, &approved); err != nil {
+		return mynah.Pairing{}, err
+	}
+	p.User.ID = mynah.UserID(user)
+	p.Created, p.Expires, p.Approved = fromMillis(created), fromMillis(expires), fromMillis(approved)
+	return p, nil
+}

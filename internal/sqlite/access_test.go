@@ -1,0 +1,57 @@
+package sqlite
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storetest"
+)
+
+func TestAccessStore(t *testing.T) {
+	storetest.RunAccess(t, storetest.Backend{
+		Open: func(t *testing.T) mynah.Store { return openTemp(t) },
+		Reopen: func(t *testing.T, old mynah.Store) mynah.Store {
+			db := old.(*DB)
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			re, err := Open(t.Context(), db.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { re.Close() })
+			return re
+		},
+	})
+}
+
+// TestAccessQueryPlans: the lookups ingest runs per message search an index.
+func TestAccessQueryPlans(t *testing.T) {
+	db := openTemp(t)
+	for q, args := range map[string][]any{
+		queryUserPending: {"a", 1, 0},
+		countPending:     {"a", 0},
+		queryApproved:    {"a", 1},
+		queryChatMode:    {"a", 1},
+		queryPairing:     {"ABCDEFGH"},
+	} {
+		var plan []string
+		rows, err := db.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if joined := strings.Join(plan, "; "); strings.Contains(joined, "SCAN ") || strings.Contains(joined, "TEMP B-TREE") {
+			t.Errorf("query scans or sorts:\n%s\nplan: %s", q, joined)
+		}
+	}
+}
