@@ -18,8 +18,9 @@ type laneResult struct {
 }
 
 // Run serves the agent's queue until ctx is cancelled. Then it stops starting model turns,
-// lets running turns finish and delivers their replies, bounded by Options.Grace, and
-// returns after every lane goroutine has exited.
+// lets running turns finish and delivers their replies, bounded by Options.Grace (a send
+// under way then still completes and is recorded; see deliver), and returns after every
+// lane goroutine has exited.
 func (r *Runner) Run(ctx context.Context) error {
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()

@@ -1,8 +1,11 @@
 package telegram
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -87,11 +90,18 @@ func Normalize(u telego.Update) Update {
 
 // decodeUpdate decodes one update of getUpdates or a webhook and normalises it. When the
 // JSON does not decode it returns the update's id, if that much could be read, with the
-// error. Fields newer than telego are kept as placeholder media when the message would
-// otherwise be empty.
+// error. A message without a chat, or without a sender outside a channel (Telegram always
+// names one there), is malformed too: the store or the access policy would refuse it, and
+// an update that is refused every time it is redelivered holds back all those behind it.
+// Fields newer than telego are kept as placeholder media when the message would otherwise
+// be empty.
 func decodeUpdate(raw []byte) (Update, error) {
 	var tu telego.Update
-	if err := json.Unmarshal(raw, &tu); err != nil {
+	err := snakeCaseKeys(raw)
+	if err == nil {
+		err = json.Unmarshal(raw, &tu)
+	}
+	if err != nil {
 		var id struct {
 			UpdateID int64 `json:"update_id"`
 		}
@@ -99,10 +109,53 @@ func decodeUpdate(raw []byte) (Update, error) {
 		return Update{ID: id.UpdateID, Kind: "unknown"}, fmt.Errorf("malformed update %d: %w", id.UpdateID, err)
 	}
 	u := Normalize(tu)
+	if m := u.Message; m != nil && m.Chat.ID == 0 {
+		return Update{ID: u.ID, Kind: u.Kind}, fmt.Errorf("malformed update %d: %s without a chat", u.ID, u.Kind)
+	} else if m != nil && m.Sender.ID == 0 && m.Chat.Type != mynah.ChatChannel {
+		return Update{ID: u.ID, Kind: u.Kind}, fmt.Errorf("malformed update %d: %s without a sender", u.ID, u.Kind)
+	}
 	if u.Message != nil && u.Message.Text == "" && len(u.Message.Media) == 0 {
 		u.Message.Media = unknownContent(raw, u.Kind)
 	}
 	return u, nil
+}
+
+// snakeCaseKeys checks that raw is JSON whose object keys are all lower-case snake_case,
+// as every key of the Bot API is. Any other key is refused before telego sees it: telego
+// picks the concrete type of an interface field (callback_query.message, forward_origin,
+// …) by the exact key, then decodes with a JSON library that matches keys ignoring case
+// and, given only a differently cased key ("messAge"), writes an invalid value into the
+// nil interface. Such an update would crash the process, and again after every restart,
+// since it is never confirmed.
+func snakeCaseKeys(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var objects []bool // for each open container, whether it is an object
+	key := false       // the next token is an object key
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if s, ok := tok.(string); ok && key {
+			if s == "" || strings.TrimLeft(s, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+				return fmt.Errorf("key %q is not snake_case", s)
+			}
+			key = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			objects = append(objects, tok == json.Delim('{'))
+			key = tok == json.Delim('{')
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			objects = objects[:len(objects)-1]
+		}
+		key = len(objects) > 0 && objects[len(objects)-1] // a value ended
+	}
 }
 
 // updateKind returns the JSON name of the update's payload field, or "unknown".
