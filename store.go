@@ -40,6 +40,10 @@ type Turn struct {
 	Static   string
 	ReplyTo  MessageID // reply to this message; 0 sends a plain message
 	Created  time.Time
+	// NotBefore, when set, holds the turn back until then: the rest of a long paste that
+	// Telegram split, or the other items of an album, may still be on their way, and a
+	// newer turn of the lane replaces this one.
+	NotBefore time.Time
 }
 
 // OutPart is one message to deliver. Key is unique per agent (turn id and part index), so

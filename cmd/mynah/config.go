@@ -27,6 +27,7 @@ type config struct {
 	Providers map[string]providerConfig
 	Agents    []agentConfig
 	Shutdown  time.Duration
+	Parallel  int // turns answered at once per agent, across chats
 	getenv    func(string) string
 	accessEnv accessEnv
 }
@@ -39,6 +40,7 @@ type fileConfig struct {
 	Providers map[string]providerConfig `yaml:"providers"`
 	Defaults  agentSettings             `yaml:"defaults"`
 	Shutdown  string                    `yaml:"shutdown_timeout"`
+	Parallel  int                       `yaml:"parallel_turns"`
 }
 
 type logConfig struct {
@@ -196,6 +198,13 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 			return nil, &configError{path, "shutdown_timeout", fmt.Sprintf("%q is not a duration like 15s", fc.Shutdown)}
 		}
 		cfg.Shutdown = d
+	}
+	cfg.Parallel = fc.Parallel
+	switch {
+	case fc.Parallel == 0:
+		cfg.Parallel = 8
+	case fc.Parallel < 0 || fc.Parallel > 256:
+		return nil, &configError{path, "parallel_turns", fmt.Sprintf("%d is not between 1 and 256", fc.Parallel)}
 	}
 	if err := validateTop(path, cfg); err != nil {
 		return nil, err

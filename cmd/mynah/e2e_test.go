@@ -384,3 +384,23 @@ func TestWebhook(t *testing.T) {
 	h.waitSent(alice.ID, 2)
 	h.stop()
 }
+
+// TestSplitPasteGetsOneAnswer: Telegram splits a long paste into several messages; the
+// agent answers once, having seen all of it.
+func TestSplitPasteGetsOneAnswer(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "read it all"} })
+	h.start()
+	h.emu.SendPrivate(alice, "START "+strings.Repeat("lorem ipsum dolor sit amet ", 150)) // ~4000 characters
+	h.emu.SendPrivate(alice, "and that is the END of my paste")
+	sent := h.waitSent(alice.ID, 1)
+	h.stop()
+	reqs := h.llm.Requests()
+	if len(reqs) != 1 || len(h.emu.Sent(alice.ID)) != 1 {
+		t.Fatalf("%d model calls and %d replies for one split paste, want 1 and 1", len(reqs), len(h.emu.Sent(alice.ID)))
+	}
+	if text := requestText(reqs[0]); !strings.Contains(text, "START") || !strings.Contains(text, "END of my paste") {
+		t.Errorf("the answer did not see the whole paste")
+	}
+	_ = sent
+}

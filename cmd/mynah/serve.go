@@ -181,9 +181,10 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Apology:     firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
 		Prompt:      newAssembler(a, me, db, newMemberCounts(bot, log)),
 	}, db, telegramSender{bot}, runtime.Options{
-		Format: formatReply,
-		Grace:  cfg.Shutdown,
-		Logger: log,
+		Format:   formatReply,
+		Grace:    cfg.Shutdown,
+		Parallel: cfg.Parallel,
+		Logger:   log,
 	})
 	in := ingest.New(ingest.Agent{
 		Name:  a.Name,

@@ -96,7 +96,7 @@ func formatReply(md string) []runtime.Piece {
 
 // toIngest converts a normalised Telegram update for the ingest stage.
 func toIngest(u telegram.Update) ingest.Update {
-	return ingest.Update{ID: u.ID, Chat: u.Chat, Message: u.Message, Edited: u.Edited, Users: u.Users}
+	return ingest.Update{ID: u.ID, Chat: u.Chat, Message: u.Message, Edited: u.Edited, Users: u.Users, MediaGroup: u.MediaGroup}
 }
 
 // newLogger builds the process logger from the log settings.

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
@@ -25,6 +26,8 @@ type Update struct {
 	Message *mynah.Message // nil for update kinds mynah does not handle
 	Edited  bool
 	Users   []mynah.User
+	// MediaGroup is the album the message belongs to, "" if none.
+	MediaGroup string
 }
 
 // Texts are the fixed replies to commands; the agent's config may override them.
@@ -133,6 +136,9 @@ func (in *Ingester) Handle(ctx context.Context, u Update) error {
 			if err := in.plan(ctx, &intake, &msg); err != nil {
 				return fmt.Errorf("ingest: update %d: %w", u.ID, err)
 			}
+			if t := intake.Turn; t != nil && t.Static == "" {
+				t.NotBefore = holdBack(&msg, u.MediaGroup, in.now())
+			}
 		}
 	}
 	fresh, err := in.inbox.Accept(ctx, in.agent.Name, u.ID, intake)
@@ -143,6 +149,29 @@ func (in *Ingester) Handle(ctx context.Context, u Update) error {
 		in.queued(intake.Turn.Chat)
 	}
 	return nil
+}
+
+// Telegram delivers a long paste as several messages of up to 4096 characters, a second
+// or so apart, and an album as one message per item, moments apart. A turn for such a
+// message waits a little, so the model sees the whole of it (and a newer turn of the lane
+// replaces this one).
+const (
+	splitHold = 1500 * time.Millisecond
+	albumHold = 500 * time.Millisecond
+	// splitLength is where a text is probably a part of a split: Telegram cuts at 4096
+	// characters, at a line or word boundary.
+	splitLength = 3500
+)
+
+// holdBack returns when the turn answering msg may start: zero for at once.
+func holdBack(msg *mynah.Message, mediaGroup string, now time.Time) time.Time {
+	switch {
+	case utf8.RuneCountInString(msg.Text) >= splitLength:
+		return now.Add(splitHold)
+	case mediaGroup != "":
+		return now.Add(albumHold)
+	}
+	return time.Time{}
 }
 
 // ParseCommand returns the command name (lower case, without '/') when msg starts with a

@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/mynah-ai/mynah"
@@ -90,6 +92,27 @@ func TestParseCommand(t *testing.T) {
 		got, ok := ParseCommand(tt.msg, "mynah_bot")
 		if got != tt.want || ok != tt.wantOK {
 			t.Errorf("ParseCommand(%q) = %q, %v; want %q, %v", tt.msg.Text, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+func TestHoldBack(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	long := strings.Repeat("слово ", 700) // 4200 characters: a part of a split paste
+	tests := []struct {
+		name  string
+		text  string
+		album string
+		want  time.Duration
+	}{
+		{"short message runs at once", "hello", "", 0},
+		{"a part of a long paste waits for the rest", long, "", splitHold},
+		{"an album item waits for the others", "look", "13579", albumHold},
+	}
+	for _, tt := range tests {
+		got := holdBack(&mynah.Message{Text: tt.text}, tt.album, now)
+		if tt.want == 0 && !got.IsZero() || tt.want != 0 && got.Sub(now) != tt.want {
+			t.Errorf("%s: holdBack = %v, want now+%v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -12,11 +12,12 @@ import (
 	"github.com/mynah-ai/mynah/internal/prompt"
 )
 
-// lane is the work of one chat taken from one scan: undelivered parts first, then turns
-// in order. Only one lane per chat runs at a time, which keeps each chat strictly ordered.
+// lane is the work of one chat (or forum topic) taken from one scan: undelivered parts
+// first, then turns in order. Only one lane per key runs at a time, which keeps each chat
+// strictly ordered.
 type lane struct {
 	r     *Runner
-	chat  mynah.ChatID
+	key   laneKey
 	parts []mynah.OutPart
 	turns []mynah.Turn
 }
@@ -24,33 +25,45 @@ type lane struct {
 // backoff is how long a lane waits after a transient failure.
 const backoff = 2 * time.Second
 
-// run delivers the pending parts, then handles the first turn and delivers what it
-// enqueued. The runner rescans after each lane, so later turns get a fresh view.
+// run delivers the pending parts, drops the model turns a newer one makes moot, then
+// handles the first turn left and delivers what it enqueued. The runner rescans after
+// each lane, so later turns get a fresh view.
 func (l *lane) run(ctx context.Context) laneResult {
-	res := laneResult{chat: l.chat}
+	res := laneResult{key: l.key}
 	if !l.deliverAll(ctx, l.parts, &res) {
 		return res
 	}
-	if len(l.turns) == 0 {
+	// Replanning: the newest model turn sees the whole history, so the older ones of the
+	// lane are finished without a model call — a burst of messages gets one answer.
+	last := -1
+	for i, t := range l.turns {
+		if t.Static == "" {
+			last = i
+		}
+	}
+	var turns []mynah.Turn
+	for i, t := range l.turns {
+		if t.Static != "" || i == last {
+			turns = append(turns, t)
+			continue
+		}
+		if _, err := l.r.store.FinishTurn(ctx, t.ID, nil); err != nil {
+			l.r.log.Error("finishing superseded turn", "chat", l.key.chat, "err", err)
+			res.retry = l.r.opts.Now().Add(backoff)
+			return res
+		}
+	}
+	if len(turns) == 0 {
 		return res
 	}
-	turn := l.turns[0]
-	if turn.Static == "" {
-		// A newer model turn in the same chat makes this one moot: the newer turn sees the
-		// whole history, so a burst of messages gets one answer instead of several.
-		for _, later := range l.turns[1:] {
-			if later.Static == "" {
-				if _, err := l.r.store.FinishTurn(ctx, turn.ID, nil); err != nil {
-					l.r.log.Error("finishing superseded turn", "chat", l.chat, "err", err)
-					res.retry = l.r.opts.Now().Add(backoff)
-				}
-				return res
-			}
-		}
+	turn := turns[0]
+	if l.r.opts.Now().Before(turn.NotBefore) {
+		res.retry, res.held = turn.NotBefore, turn.ID // the rest of a split message may still come
+		return res
 	}
 	parts, err := l.r.handle(ctx, turn)
 	if err != nil {
-		l.r.log.Error("turn failed, will retry", "chat", l.chat, "turn", turn.ID, "err", err)
+		l.r.log.Error("turn failed, will retry", "chat", l.key.chat, "turn", turn.ID, "err", err)
 		res.retry = l.r.opts.Now().Add(backoff)
 		return res
 	}
@@ -68,7 +81,7 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 			return false
 		}
 		if err != nil {
-			l.r.log.Warn("delivery failed, will retry", "chat", l.chat, "part", p.Key, "err", err)
+			l.r.log.Warn("delivery failed, will retry", "chat", l.key.chat, "part", p.Key, "err", err)
 			res.retry = l.r.opts.Now().Add(backoff)
 			return false
 		}

@@ -10,11 +10,19 @@ import (
 // scanLimit bounds how many pending turns and parts one scan reads.
 const scanLimit = 512
 
-// laneResult reports a finished lane; retry is non-zero when the lane hit a transient
-// failure and should not be restarted before then.
+// laneKey names a lane: a chat, or one forum topic of a chat.
+type laneKey struct {
+	chat   mynah.ChatID
+	thread int64
+}
+
+// laneResult reports a finished lane; retry is non-zero when the lane must not be
+// restarted before then (a transient failure, or a turn held back for the rest of a split
+// message).
 type laneResult struct {
-	chat  mynah.ChatID
+	key   laneKey
 	retry time.Time
+	held  int64 // the turn held back until retry; a newer turn of the lane ends the wait
 }
 
 // Run serves the agent's queue until ctx is cancelled. Then it stops starting model turns,
@@ -24,8 +32,9 @@ type laneResult struct {
 func (r *Runner) Run(ctx context.Context) error {
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
-	active := map[mynah.ChatID]bool{}
-	notBefore := map[mynah.ChatID]time.Time{}
+	active := map[laneKey]bool{}
+	notBefore := map[laneKey]time.Time{}
+	held := map[laneKey]int64{}
 	done := make(chan laneResult)
 	draining := false
 	var grace <-chan time.Time
@@ -34,7 +43,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer timer.Stop()
 
 	for {
-		next, idle := r.dispatch(work, active, notBefore, done, draining)
+		next, idle := r.dispatch(work, active, notBefore, held, done, draining)
 		if draining && idle && len(active) == 0 {
 			return nil
 		}
@@ -42,9 +51,13 @@ func (r *Runner) Run(ctx context.Context) error {
 			timer.Reset(time.Until(next))
 		}
 		finished := func(res laneResult) {
-			delete(active, res.chat)
+			delete(active, res.key)
+			delete(held, res.key)
 			if !res.retry.IsZero() {
-				notBefore[res.chat] = res.retry
+				notBefore[res.key] = res.retry
+			}
+			if res.held != 0 {
+				held[res.key] = res.held
 			}
 		}
 		select {
@@ -71,7 +84,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			cancelWork()
 			for len(active) > 0 {
 				res := <-done
-				delete(active, res.chat)
+				delete(active, res.key)
 			}
 			return nil
 		}
@@ -81,7 +94,7 @@ func (r *Runner) Run(ctx context.Context) error {
 // dispatch scans the queue and starts a lane for every chat with work that has none
 // running, up to the parallel limit. It returns the earliest retry time among chats that
 // are waiting (zero if none) and whether nothing at all is pending.
-func (r *Runner) dispatch(ctx context.Context, active map[mynah.ChatID]bool, notBefore map[mynah.ChatID]time.Time, done chan<- laneResult, draining bool) (time.Time, bool) {
+func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefore map[laneKey]time.Time, held map[laneKey]int64, done chan<- laneResult, draining bool) (time.Time, bool) {
 	parts, err := r.store.PendingParts(ctx, r.agent.Name, scanLimit)
 	if err != nil {
 		r.log.Error("reading outbox", "err", err)
@@ -94,23 +107,25 @@ func (r *Runner) dispatch(ctx context.Context, active map[mynah.ChatID]bool, not
 			return r.opts.Now().Add(time.Second), false
 		}
 	}
-	work := map[mynah.ChatID]*lane{}
-	var order []mynah.ChatID
-	get := func(c mynah.ChatID) *lane {
-		l := work[c]
+	// Lanes are started in the order of their oldest work, so a chat that has waited
+	// longest goes first and a busy group gets one lane like everyone else: round robin.
+	work := map[laneKey]*lane{}
+	var order []laneKey
+	get := func(k laneKey) *lane {
+		l := work[k]
 		if l == nil {
-			l = &lane{r: r, chat: c}
-			work[c] = l
-			order = append(order, c)
+			l = &lane{r: r, key: k}
+			work[k] = l
+			order = append(order, k)
 		}
 		return l
 	}
 	for _, p := range parts {
-		l := get(p.Chat)
+		l := get(laneKey{p.Chat, p.ThreadID})
 		l.parts = append(l.parts, p)
 	}
 	for _, t := range turns {
-		l := get(t.Chat)
+		l := get(laneKey{t.Chat, t.ThreadID})
 		l.turns = append(l.turns, t)
 	}
 	now := r.opts.Now()
@@ -120,6 +135,10 @@ func (r *Runner) dispatch(ctx context.Context, active map[mynah.ChatID]bool, not
 			continue
 		}
 		if at, ok := notBefore[c]; ok {
+			l := work[c]
+			if id, ok := held[c]; ok && len(l.turns) > 0 && l.turns[len(l.turns)-1].ID > id {
+				at = now // a newer turn arrived: the held one is replaced, no need to wait
+			}
 			if now.Before(at) {
 				if next.IsZero() || at.Before(next) {
 					next = at
@@ -127,6 +146,7 @@ func (r *Runner) dispatch(ctx context.Context, active map[mynah.ChatID]bool, not
 				continue
 			}
 			delete(notBefore, c)
+			delete(held, c)
 		}
 		if len(active) >= r.opts.Parallel {
 			break

@@ -170,3 +170,33 @@ func TestStaticTurnsKeepOrderAndFailuresApologise(t *testing.T) {
 		t.Errorf("sent %q, want the replies in message order with an apology for the failed call", got)
 	}
 }
+
+func TestHeldTurnWaitsAndIsReplaced(t *testing.T) {
+	model := &fakeModel{}
+	tg := &fakeTelegram{got: make(chan struct{}, 1)}
+	r, db := newRunner(t, model, tg)
+	// A part of a long paste, held back for the rest (here: far in the future).
+	accept(t, db, 1, 1, strings.Repeat("long ", 800), &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 1, NotBefore: time.Now().Add(time.Hour)})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	// The rest arrives: its turn replaces the held one and runs at once.
+	accept(t, db, 2, 2, "the end of the paste", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 2})
+	r.Wake()
+	select {
+	case <-tg.got:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the newer turn was not answered")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model calls, want 1 for the whole paste", len(reqs))
+	}
+	if pending, _ := db.PendingTurns(t.Context(), "Mynah", 10); len(pending) != 0 {
+		t.Errorf("%d turns still pending; the held turn should have been replaced", len(pending))
+	}
+}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -20,8 +21,8 @@ const (
 			last_name = excluded.last_name, username = excluded.username, is_bot = excluded.is_bot,
 			updated_at = excluded.updated_at`
 	insertSession = `INSERT INTO sessions (agent, chat_id, start_id, started) VALUES (?, ?, ?, ?)`
-	insertTurn    = `INSERT INTO turns (agent, chat_id, thread_id, target, static, reply_to, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`
+	insertTurn    = `INSERT INTO turns (agent, chat_id, thread_id, target, static, reply_to, created, not_before)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // Accept records updateID as handled for agent and applies in, in one transaction:
@@ -103,7 +104,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 				}
 			}
 			if _, err := tx.exec(ctx, db.stmts.insertTurn, agent, int64(tc), t.ThreadID, int64(t.Target), t.Static,
-				int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli()); err != nil {
+				int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore)); err != nil {
 				return err
 			}
 		}
@@ -130,4 +131,12 @@ func validateIntake(agent string, chat mynah.ChatID, in mynah.Intake) error {
 		return fmt.Errorf("turn without a chat")
 	}
 	return nil
+}
+
+// notBeforeMillis stores a turn's earliest start; the zero time (run at once) is 0.
+func notBeforeMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }

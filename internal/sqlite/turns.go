@@ -5,13 +5,14 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 )
 
 const (
 	// queryPendingTurns reads the turns_pending partial index, which holds undone rows only.
-	queryPendingTurns = `SELECT id, chat_id, thread_id, target, static, reply_to, created
+	queryPendingTurns = `SELECT id, chat_id, thread_id, target, static, reply_to, created, not_before
 		FROM turns WHERE agent = ? AND done_at IS NULL ORDER BY id LIMIT +?`
 	queryTurn  = `SELECT agent, chat_id, thread_id, done_at FROM turns WHERE id = ?`
 	finishTurn = `UPDATE turns SET done_at = ? WHERE id = ?`
@@ -35,10 +36,14 @@ func (db *DB) PendingTurns(ctx context.Context, agent string, limit int) ([]myna
 		t := mynah.Turn{Agent: agent}
 		var chat, target, replyTo int64
 		var created sql.NullInt64
-		if err := rows.Scan(&t.ID, &chat, &t.ThreadID, &target, &t.Static, &replyTo, &created); err != nil {
+		var notBefore int64
+		if err := rows.Scan(&t.ID, &chat, &t.ThreadID, &target, &t.Static, &replyTo, &created, &notBefore); err != nil {
 			return nil, fail(ctx, err, "pending turns of %s", agent)
 		}
 		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), fromMillis(created)
+		if notBefore > 0 {
+			t.NotBefore = time.UnixMilli(notBefore).UTC()
+		}
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {

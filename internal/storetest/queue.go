@@ -44,13 +44,13 @@ func testTurnQueue(t *testing.T, b Backend) {
 	accept(t, s, agentA, 3, mynah.Intake{Chat: group, Message: static,
 		Turn: &mynah.Turn{ThreadID: 7, Target: 3, Static: "Commands: /reset", ReplyTo: 3, Created: at(3)}})
 	accept(t, s, agentA, 4, mynah.Intake{Chat: dm, Message: message(dm, 4, "private"),
-		Turn: &mynah.Turn{Target: 4, Created: at(4)}})
+		Turn: &mynah.Turn{Target: 4, Created: at(4), NotBefore: at(5)}})
 
 	got := pendingTurns(t, s, agentA, 10)
 	want := []mynah.Turn{
 		{Agent: agentA, Chat: group.ID, Target: 2, ReplyTo: 2, Created: at(2)},
 		{Agent: agentA, Chat: group.ID, ThreadID: 7, Target: 3, Static: "Commands: /reset", ReplyTo: 3, Created: at(3)},
-		{Agent: agentA, Chat: dm.ID, Target: 4, Created: at(4)},
+		{Agent: agentA, Chat: dm.ID, Target: 4, Created: at(4), NotBefore: at(5)}, // held back until then
 	}
 	if diff := cmp.Diff(got, want, cmpOpts, cmpopts.IgnoreFields(mynah.Turn{}, "ID")); diff != "" {
 		t.Fatalf("PendingTurns (-got +want):\n%s", diff)

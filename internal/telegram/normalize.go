@@ -33,6 +33,9 @@ type Update struct {
 	// Kind is the Telegram field that carried the update ("message", "edited_message",
 	// "callback_query", …) or "unknown" for a kind newer than this adapter.
 	Kind string
+	// MediaGroup is the album the message belongs to ("" if none): the other items arrive
+	// as separate updates moments later.
+	MediaGroup string
 }
 
 // Normalize maps a Telegram update onto the domain. It keeps everything mynah may need of a
@@ -58,6 +61,7 @@ func Normalize(u telego.Update) Update {
 		out.Message = &msg
 		out.Chat = msg.Chat
 		out.Users = messageUsers(m, msg)
+		out.MediaGroup = m.MediaGroupID
 		return out
 	}
 	// Kinds mynah does not handle yet still say where they happened and who was there.
