@@ -60,7 +60,7 @@ func TestNormalize(t *testing.T) {
 		{"forward_channel", Update{ID: 730006, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
 			Message: &mynah.Message{Chat: annaChat, ID: 20, Sender: anna, Time: at(1763683520), Text: "Mynahs can imitate human speech.",
 				Forward: &mynah.Forward{Kind: "channel", Name: "Bird News", ChatID: -1009876543210, MessageID: 311, Date: at(1763500000)}}}},
-		{"photo_caption", Update{ID: 730007, Kind: "message", Chat: birdClub, Users: []mynah.User{anna},
+		{"photo_caption", Update{ID: 730007, Kind: "message", Chat: birdClub, Users: []mynah.User{anna}, MediaGroup: "13813718282468321",
 			Message: &mynah.Message{Chat: birdClub, ID: 2050, Sender: anna, Time: at(1763683580), Text: "Кеша 🦜 на балконе",
 				Entities: []mynah.Entity{{Type: "bold", Offset: 0, Length: 4}},
 				Media:    []mynah.Media{{Kind: mynah.MediaPhoto, FileID: "AgACAgIAAxkBAAIBM2c_x", FileUniqueID: "AQADs_x", Width: 1280, Height: 960}}}}},
