@@ -172,6 +172,13 @@ func inherit(a *agentSettings, d agentSettings) {
 	if a.Shares == nil {
 		a.Shares = d.Shares
 	}
+	if a.Stream == nil {
+		a.Stream = d.Stream
+	}
+	if a.Stream == nil {
+		on := true
+		a.Stream = &on
+	}
 	if a.Session == "" {
 		a.Session = firstNonEmpty(d.Session, "never")
 	}

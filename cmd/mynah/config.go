@@ -78,6 +78,7 @@ type agentSettings struct {
 	HistoryWindow   int           `yaml:"history_window"`   // window: how many recent messages
 	Format          string        `yaml:"format"`           // structured or compact
 	Shares          *sharesConfig `yaml:"shares"`           // budget shares of the optional layers
+	Stream          *bool         `yaml:"stream"`           // show answers in private chats as drafts while they are written
 	Session         string        `yaml:"session"`          // never, idle or daily: when a chat starts a new session
 	SessionIdle     string        `yaml:"session_idle"`     // idle: how long without messages, e.g. 2h
 	SessionHour     *int          `yaml:"session_hour"`     // daily: the hour (0-23, in timezone) a new session starts

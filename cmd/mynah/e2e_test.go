@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -403,4 +404,44 @@ func TestSplitPasteGetsOneAnswer(t *testing.T) {
 		t.Errorf("the answer did not see the whole paste")
 	}
 	_ = sent
+}
+
+// TestStreamingDrafts: in a private chat a slow answer is shown as a growing draft, then
+// sent once as a message; in a group there are no drafts.
+func TestStreamingDrafts(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	answer := "First part of a considered answer. " + strings.Repeat("More thoughts. ", 20) + "The end."
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		return llmtest.Reply{Text: answer, ChunkDelay: 700 * time.Millisecond}
+	})
+	h.start()
+	h.emu.SendPrivate(alice, "think about it")
+	sent := h.waitSent(alice.ID, 1)
+	group := telegramtest.Supergroup(-100888, "No drafts here")
+	h.emu.SendGroup(group, alice, "@mynah_bot and here?")
+	h.waitSent(group.ID, 1)
+	h.stop()
+
+	drafts := h.emu.CallsTo("sendMessageDraft")
+	if len(drafts) == 0 {
+		t.Fatal("no draft was shown while the answer streamed")
+	}
+	for _, d := range drafts {
+		text, _ := d.Params["text"].(string)
+		if !strings.HasPrefix(answer, text) || text == answer {
+			t.Errorf("draft %q is not a growing prefix of the answer", text)
+		}
+		if chat := d.Params["chat_id"]; fmt.Sprint(chat) != strconv.FormatInt(alice.ID, 10) {
+			t.Errorf("draft sent to chat %v, want only the private chat", chat)
+		}
+	}
+	if len(sent) != 1 || sent[0].Text != answer {
+		t.Errorf("final message %q, want the whole answer once", sent[0].Text)
+	}
+	if !h.llm.Requests()[0].Stream {
+		t.Error("the private answer was not requested as a stream")
+	}
+	if h.llm.Requests()[1].Stream {
+		t.Error("the group answer was streamed, though nothing shows it")
+	}
 }

@@ -178,6 +178,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		ModelName:   a.Model,
 		ModelID:     a.ModelID,
 		ReplyTokens: a.ReplyTokens,
+		Stream:      *a.Stream,
 		Apology:     firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
 		Prompt:      newAssembler(a, me, db, newMemberCounts(bot, log)),
 	}, db, telegramSender{bot}, runtime.Options{

@@ -77,6 +77,11 @@ func (s telegramSender) Send(ctx context.Context, o runtime.Outgoing) (mynah.Mes
 	return msg, err
 }
 
+// Draft shows a reply as it is being written (private chats).
+func (s telegramSender) Draft(ctx context.Context, chat mynah.ChatID, thread int64, draftID int, text string, html bool) error {
+	return s.bot.Draft(ctx, chat, thread, draftID, text, html)
+}
+
 func (s telegramSender) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error {
 	return s.bot.Typing(ctx, chat, thread)
 }

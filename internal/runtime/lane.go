@@ -128,7 +128,7 @@ func (r *Runner) answer(ctx context.Context, t mynah.Turn) (string, error) {
 		return "", err
 	}
 	stopTyping := r.typing(ctx, t.Chat, t.ThreadID)
-	resp, err := r.agent.Model.Generate(ctx, req)
+	resp, err := r.generate(ctx, req, t)
 	stopTyping()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -71,6 +71,8 @@ type Agent struct {
 	ModelID     string // the provider's model name sent in requests
 	ReplyTokens int
 	Apology     string // sent when the model finally fails
+	// Stream shows answers in private chats as drafts while they are written.
+	Stream bool
 	// Prompt builds each turn's prompt from the store and the layer sources.
 	Prompt *prompt.Assembler
 }
@@ -80,8 +82,10 @@ type Options struct {
 	Parallel int                     // lanes running at once; default 8
 	Format   func(md string) []Piece // Markdown → sendable pieces; default sends plain text
 	Grace    time.Duration           // how long shutdown waits for running turns; default 10s
-	Now      func() time.Time
-	Logger   *slog.Logger
+	// DraftInterval is the least time between two draft updates; default 1s.
+	DraftInterval time.Duration
+	Now           func() time.Time
+	Logger        *slog.Logger
 }
 
 // Runner runs one agent's lanes. Create it with New and start it with Run.
@@ -101,6 +105,9 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	}
 	if opts.Format == nil {
 		opts.Format = func(md string) []Piece { return []Piece{{Plain: md}} }
+	}
+	if opts.DraftInterval <= 0 {
+		opts.DraftInterval = time.Second
 	}
 	if opts.Grace <= 0 {
 		opts.Grace = 10 * time.Second

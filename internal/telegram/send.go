@@ -85,6 +85,20 @@ func (b *Bot) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error
 	return nil
 }
 
+// Draft shows text as the streamed draft draftID of a reply in a private chat
+// (sendMessageDraft, Bot API 9.3+). Drafts are ephemeral previews: the reply itself must
+// still be sent with Send. html selects parse mode HTML.
+func (b *Bot) Draft(ctx context.Context, chat mynah.ChatID, thread int64, draftID int, text string, html bool) error {
+	p := &telego.SendMessageDraftParams{ChatID: int64(chat), MessageThreadID: int(thread), DraftID: draftID, Text: text}
+	if html {
+		p.ParseMode = telego.ModeHTML
+	}
+	if err := b.api.SendMessageDraft(ctx, p); err != nil {
+		return b.fail("sendMessageDraft", err)
+	}
+	return nil
+}
+
 // MemberCount returns the number of members of chat (getChatMemberCount).
 func (b *Bot) MemberCount(ctx context.Context, chat mynah.ChatID) (int, error) {
 	n, err := b.api.GetChatMemberCount(ctx, &telego.GetChatMemberCountParams{ChatID: telego.ChatID{ID: int64(chat)}})

@@ -212,7 +212,8 @@ func (anthropicDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply R
 		send(map[string]any{"type": "content_block_start", "index": index,
 			"content_block": map[string]any{"type": "text", "text": "", "citations": nil}})
 		s.send("ping", map[string]any{"type": "ping"})
-		for _, c := range chunks(reply.Text) {
+		for i, c := range chunks(reply.Text) {
+			pace(reply, i)
 			send(map[string]any{"type": "content_block_delta", "index": index,
 				"delta": map[string]any{"type": "text_delta", "text": c}})
 		}

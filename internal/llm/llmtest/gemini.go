@@ -242,6 +242,7 @@ func (geminiDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply Repl
 	}
 	out := func(step int) int { return reply.Usage.OutputTokens * step / steps }
 	for i, c := range texts {
+		pace(reply, i)
 		s.send("", response([]any{map[string]any{"text": c}}, false, out(i+1)))
 	}
 	if len(calls) > 0 {

@@ -195,7 +195,8 @@ func (openaiDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply Repl
 	} else {
 		chunk(map[string]any{"role": "assistant", "content": nil}, nil)
 	}
-	for _, c := range chunks(reply.Text) {
+	for i, c := range chunks(reply.Text) {
+		pace(reply, i)
 		chunk(map[string]any{"content": c}, nil)
 	}
 	for i, c := range reply.ToolCalls {

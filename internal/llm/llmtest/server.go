@@ -39,6 +39,7 @@ type Reply struct {
 	RetryAfter string        // Retry-After header value for errors
 	Message    string        // error message
 	Delay      time.Duration // wait before answering; a cancelled request gets no answer
+	ChunkDelay time.Duration // streaming: wait this long before each text chunk after the first
 	// Usage is reported in the provider's terms: InputTokens counts every input token,
 	// CachedTokens included (Anthropic's input_tokens is sent as their difference).
 	Usage llm.Usage
@@ -311,4 +312,12 @@ func textOf(raw json.RawMessage) (string, bool) {
 		b.WriteString(p.Text)
 	}
 	return b.String(), true
+}
+
+// pace waits reply.ChunkDelay before every text chunk but the first, so a stream takes
+// time the way a real model's does.
+func pace(reply Reply, i int) {
+	if i > 0 && reply.ChunkDelay > 0 {
+		time.Sleep(reply.ChunkDelay)
+	}
 }
