@@ -60,7 +60,7 @@ func runLoad(b *testing.B, bin string, chats, perChat int) {
 		args = append(args, "--cpuprofile", prof)
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(cleanEnv(), "MYNAH_TELEGRAM_API_URL="+srv, "TELEGRAM_BOT_TOKEN="+telegramtest.DefaultToken,
+	cmd.Env = append(cleanEnv(), "MYNAH_ACCESS_PRIVATE=open", "MYNAH_TELEGRAM_API_URL="+srv, "TELEGRAM_BOT_TOKEN="+telegramtest.DefaultToken,
 		"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+fake.URL())
 	logs := &syncBuffer{}
 	cmd.Stderr = logs
