@@ -179,6 +179,9 @@ func inherit(a *agentSettings, d agentSettings) {
 		on := true
 		a.Stream = &on
 	}
+	if a.Debounce == "" {
+		a.Debounce = firstNonEmpty(d.Debounce, "0s")
+	}
 	if a.Session == "" {
 		a.Session = firstNonEmpty(d.Session, "never")
 	}
@@ -202,6 +205,9 @@ func validatePrompt(a *agentConfig) error {
 	case "structured", "compact":
 	default:
 		return &configError{a.File, "format", fmt.Sprintf("%q is not structured or compact", a.Format)}
+	}
+	if d, err := time.ParseDuration(a.Debounce); err != nil || d < 0 || d > time.Minute {
+		return &configError{a.File, "debounce", fmt.Sprintf("%q is not a duration between 0s and 1m, like 1.5s", a.Debounce)}
 	}
 	switch a.Session {
 	case "never", "daily":

@@ -79,6 +79,7 @@ type agentSettings struct {
 	Format          string        `yaml:"format"`           // structured or compact
 	Shares          *sharesConfig `yaml:"shares"`           // budget shares of the optional layers
 	Stream          *bool         `yaml:"stream"`           // show answers in private chats as drafts while they are written
+	Debounce        string        `yaml:"debounce"`         // wait this long before answering, so a burst gets one answer
 	Session         string        `yaml:"session"`          // never, idle or daily: when a chat starts a new session
 	SessionIdle     string        `yaml:"session_idle"`     // idle: how long without messages, e.g. 2h
 	SessionHour     *int          `yaml:"session_hour"`     // daily: the hour (0-23, in timezone) a new session starts

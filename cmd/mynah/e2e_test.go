@@ -445,3 +445,28 @@ func TestStreamingDrafts(t *testing.T) {
 		t.Error("the group answer was streamed, though nothing shows it")
 	}
 }
+
+// TestBurstWithDebounceCostsOneCall: five messages typed in quick succession get one
+// answer, from one model call, when the agent debounces.
+func TestBurstWithDebounceCostsOneCall(t *testing.T) {
+	h := newHarness(t, harnessOptions{Front: "debounce: 1s\n"})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "one answer to all of it"} })
+	h.start()
+	for i := 1; i <= 5; i++ {
+		h.emu.SendPrivate(alice, "part "+strconv.Itoa(i)+" of my question")
+	}
+	h.waitSent(alice.ID, 1)
+	h.stop()
+	if n := len(h.llm.Requests()); n != 1 {
+		t.Fatalf("%d model calls for a burst of 5, want 1", n)
+	}
+	if n := len(h.emu.Sent(alice.ID)); n != 1 {
+		t.Errorf("%d replies, want 1", n)
+	}
+	text := requestText(h.llm.Requests()[0])
+	for i := 1; i <= 5; i++ {
+		if !strings.Contains(text, "part "+strconv.Itoa(i)+" of my question") {
+			t.Errorf("the answer did not see part %d", i)
+		}
+	}
+}

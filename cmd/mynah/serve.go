@@ -188,10 +188,11 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Logger:   log,
 	})
 	in := ingest.New(ingest.Agent{
-		Name:  a.Name,
-		Bot:   me,
-		Names: a.Names,
-		Model: a.Model,
+		Name:     a.Name,
+		Bot:      me,
+		Names:    a.Names,
+		Model:    a.Model,
+		Debounce: mustDuration(a.Debounce),
 		Texts: ingest.Texts{
 			Start: firstNonEmpty(a.Greeting, "Hi! I'm "+a.Name+". Write to me and I'll answer."),
 			Help:  firstNonEmpty(a.Help, defaultHelp(a.Name)),
@@ -244,4 +245,10 @@ func trimSlash(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// mustDuration parses a duration the configuration already validated.
+func mustDuration(s string) time.Duration {
+	d, _ := time.ParseDuration(s)
+	return d
 }

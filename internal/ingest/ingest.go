@@ -44,6 +44,9 @@ type Agent struct {
 	Names []string   // words that address the agent in groups, matched as whole words
 	Texts Texts
 	Model string // provider/model, shown by /status
+	// Debounce holds every model turn this long, so a burst of messages typed in quick
+	// succession gets one answer (a newer turn of the chat replaces a held one). 0: none.
+	Debounce time.Duration
 }
 
 // AccessState is what the access policy needs from the store: pairing codes and approvals
@@ -138,6 +141,9 @@ func (in *Ingester) Handle(ctx context.Context, u Update) error {
 			}
 			if t := intake.Turn; t != nil && t.Static == "" {
 				t.NotBefore = holdBack(&msg, u.MediaGroup, in.now())
+				if d := in.agent.Debounce; d > 0 && t.NotBefore.Before(in.now().Add(d)) {
+					t.NotBefore = in.now().Add(d)
+				}
 			}
 		}
 	}
