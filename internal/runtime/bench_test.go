@@ -1,0 +1,145 @@
+package runtime_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/prompt"
+	"github.com/mynah-ai/mynah/internal/runtime"
+	"github.com/mynah-ai/mynah/internal/sqlite"
+)
+
+// slowModel takes a fixed time per call and records when each target's call started.
+type slowModel struct {
+	delay   time.Duration
+	mu      sync.Mutex
+	started map[mynah.MessageID]time.Time
+	calls   int
+}
+
+var targetRe = regexp.MustCompile(`message_id (\d+)\.`)
+
+func (m *slowModel) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	last := req.Turns[len(req.Turns)-1]
+	id, _ := strconv.ParseInt(targetRe.FindStringSubmatch(last.Parts[len(last.Parts)-1].Text)[1], 10, 64)
+	m.mu.Lock()
+	m.started[mynah.MessageID(id)] = time.Now()
+	m.calls++
+	m.mu.Unlock()
+	select {
+	case <-time.After(m.delay):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &llm.Response{Text: "ok"}, nil
+}
+
+func (m *slowModel) Stream(ctx context.Context, req llm.Request, _ func(string)) (*llm.Response, error) {
+	return m.Generate(ctx, req)
+}
+
+// BenchmarkFairness: 1,000 private chats each send one message at a random moment of a
+// 40 s window while one group floods (10 addressed messages a second); the model takes
+// 500 ms per call and 16 turns run at once. It reports the p50/p99 wait from a private
+// message being queued to its model call starting, and how many calls the flood cost.
+//
+//	go test -run '^$' -bench Fairness -benchtime 1x ./internal/runtime
+func BenchmarkFairness(b *testing.B) {
+	const chats, window, floodRate = 1000, 40 * time.Second, 10
+	for i := 0; i < b.N; i++ {
+		db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "f.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		model := &slowModel{delay: 500 * time.Millisecond, started: map[mynah.MessageID]time.Time{}}
+		tg := &fakeTelegram{got: make(chan struct{}, 1)}
+		asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 8000}, db, prompt.Sources{}, nil)
+		r := runtime.New(runtime.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/slow", Prompt: asm}, db, tg, runtime.Options{Parallel: 16})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- r.Run(ctx) }()
+
+		rng := rand.New(rand.NewPCG(1, 2))
+		type event struct {
+			at    time.Duration
+			chat  mynah.Chat
+			id    mynah.MessageID
+			flood bool
+		}
+		var events []event
+		for c := 0; c < chats; c++ {
+			events = append(events, event{at: time.Duration(rng.Int64N(int64(window))), chat: mynah.Chat{ID: mynah.ChatID(100000 + c), Type: mynah.ChatPrivate}, id: mynah.MessageID(1_000_000 + c)})
+		}
+		group := mynah.Chat{ID: -100999, Type: mynah.ChatSupergroup, Title: "Flood"}
+		for k := 0; k < int(window/time.Second)*floodRate; k++ {
+			events = append(events, event{at: time.Duration(k) * time.Second / floodRate, chat: group, id: mynah.MessageID(k + 1), flood: true})
+		}
+		slices.SortFunc(events, func(a, b event) int { return int(a.at - b.at) })
+
+		queued := map[mynah.MessageID]time.Time{}
+		start := time.Now()
+		b.ResetTimer()
+		for n, e := range events {
+			time.Sleep(time.Until(start.Add(e.at)))
+			sender := mynah.User{ID: mynah.UserID(e.chat.ID), FirstName: "User"}
+			if e.flood {
+				sender = mynah.User{ID: 555, FirstName: "Flooder"}
+			}
+			msg := &mynah.Message{Agent: "Mynah", Chat: e.chat, ID: e.id, Sender: sender, Text: "hello there", Time: time.Now()}
+			turn := &mynah.Turn{Agent: "Mynah", Chat: e.chat.ID, Target: e.id}
+			if _, err := db.Accept(ctx, "Mynah", int64(n+1), mynah.Intake{Chat: e.chat, Message: msg, Turn: turn}); err != nil {
+				b.Fatal(err)
+			}
+			if !e.flood {
+				queued[e.id] = time.Now()
+			}
+			r.Wake()
+		}
+		// Let the queue drain.
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			model.mu.Lock()
+			served := 0
+			for id := range queued {
+				if _, ok := model.started[id]; ok {
+					served++
+				}
+			}
+			model.mu.Unlock()
+			if served == len(queued) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b.StopTimer()
+		cancel()
+		<-done
+		var waits []time.Duration
+		model.mu.Lock()
+		for id, q := range queued {
+			if s, ok := model.started[id]; ok {
+				waits = append(waits, s.Sub(q))
+			}
+		}
+		calls := model.calls
+		model.mu.Unlock()
+		if len(waits) != len(queued) {
+			b.Fatalf("%d of %d private messages answered", len(waits), len(queued))
+		}
+		slices.Sort(waits)
+		b.ReportMetric(float64(waits[len(waits)/2].Milliseconds()), "p50-wait-ms")
+		b.ReportMetric(float64(waits[len(waits)*99/100].Milliseconds()), "p99-wait-ms")
+		b.ReportMetric(float64(calls-chats), "flood-calls")
+		b.ReportMetric(float64(window/time.Second*floodRate), "flood-msgs")
+		db.Close()
+	}
+}
