@@ -53,8 +53,8 @@ func runLoad(b *testing.B, bin string, chats, perChat int) {
 		return llmtest.Reply{Text: "re: " + lastLine(r.LastUserText())}
 	})
 	dir := b.TempDir()
-	write2(b, filepath.Join(dir, "mynah.yaml"), "data_dir: data\nlog:\n  level: warn\n")
-	write2(b, filepath.Join(dir, "agents", "Mynah.md"), "---\ntelegram_token: ${TELEGRAM_BOT_TOKEN}\nmodel: openai/gpt-4o-mini\n---\nYou are Mynah.\n")
+	write(b, filepath.Join(dir, "mynah.yaml"), "data_dir: data\nlog:\n  level: warn\n")
+	write(b, filepath.Join(dir, "agents", "Mynah.md"), "---\ntelegram_token: ${TELEGRAM_BOT_TOKEN}\nmodel: openai/gpt-4o-mini\n---\nYou are Mynah.\n")
 	args := []string{"serve", "--config", dir}
 	if prof := os.Getenv("MYNAH_LOAD_CPUPROFILE"); prof != "" {
 		args = append(args, "--cpuprofile", prof)
@@ -154,15 +154,6 @@ func lastLine(s string) string {
 		}
 	}
 	return ""
-}
-
-func write2(b *testing.B, path, content string) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		b.Fatal(err)
-	}
 }
 
 // rssKB reads the process's resident set size from /proc.

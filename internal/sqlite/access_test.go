@@ -4,27 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/storetest"
 )
 
-func TestAccessStore(t *testing.T) {
-	storetest.RunAccess(t, storetest.Backend{
-		Open: func(t *testing.T) mynah.Store { return openTemp(t) },
-		Reopen: func(t *testing.T, old mynah.Store) mynah.Store {
-			db := old.(*DB)
-			if err := db.Close(); err != nil {
-				t.Fatal(err)
-			}
-			re, err := Open(t.Context(), db.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { re.Close() })
-			return re
-		},
-	})
-}
+func TestAccessStore(t *testing.T) { storetest.RunAccess(t, backend()) }
 
 // TestAccessQueryPlans: the lookups ingest runs per message search an index.
 func TestAccessQueryPlans(t *testing.T) {

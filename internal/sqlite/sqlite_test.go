@@ -50,8 +50,9 @@ func checkIntegrity(t testing.TB, path string) {
 	}
 }
 
-func TestStore(t *testing.T) {
-	storetest.Run(t, storetest.Backend{
+// backend is the sqlite store as the conformance suites see it.
+func backend() storetest.Backend {
+	return storetest.Backend{
 		Open: func(t *testing.T) mynah.Store { return openTemp(t) },
 		Reopen: func(t *testing.T, old mynah.Store) mynah.Store {
 			db := old.(*DB)
@@ -65,8 +66,10 @@ func TestStore(t *testing.T) {
 			t.Cleanup(func() { re.Close() })
 			return re
 		},
-	})
+	}
 }
+
+func TestStore(t *testing.T) { storetest.Run(t, backend()) }
 
 func TestMigrateIdempotent(t *testing.T) {
 	ctx := t.Context()
