@@ -124,17 +124,9 @@ func (s *Server) editMessageText(_ context.Context, b *bot, p params) (any, stri
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cs, e := s.chatFor(b, p)
+	sm, e := s.targetMessage(b, p, msgEditNotFound)
 	if e != nil {
 		return nil, "", e
-	}
-	id, e := messageID(p)
-	if e != nil {
-		return nil, "", e
-	}
-	sm := cs.get(id)
-	if sm == nil {
-		return nil, "", badRequest(msgEditNotFound)
 	}
 	if sm.botID != b.user.ID {
 		return nil, "", badRequest(msgCantEdit)
@@ -164,17 +156,9 @@ func (s *Server) editMessageText(_ context.Context, b *bot, p params) (any, stri
 func (s *Server) deleteMessage(_ context.Context, b *bot, p params) (any, string, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cs, e := s.chatFor(b, p)
+	sm, e := s.targetMessage(b, p, msgDeleteNotFound)
 	if e != nil {
 		return nil, "", e
-	}
-	id, e := messageID(p)
-	if e != nil {
-		return nil, "", e
-	}
-	sm := cs.get(id)
-	if sm == nil {
-		return nil, "", badRequest(msgDeleteNotFound)
 	}
 	sm.deleted = true
 	if sm.sent != nil {
@@ -287,21 +271,14 @@ func (s *Server) setMessageReaction(_ context.Context, b *bot, p params) (any, s
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cs, e := s.chatFor(b, p)
+	sm, e := s.targetMessage(b, p, msgReactNotFound)
 	if e != nil {
 		return nil, "", e
-	}
-	id, e := messageID(p)
-	if e != nil {
-		return nil, "", e
-	}
-	if cs.get(id) == nil {
-		return nil, "", badRequest(msgReactNotFound)
 	}
 	if len(reactions) > 1 {
 		return nil, "", badRequest(msgReactionsTooMany)
 	}
-	r := Reaction{BotID: b.user.ID, ChatID: cs.chat.ID, MessageID: id, Reaction: reactions, IsBig: p.bool("is_big")}
+	r := Reaction{BotID: b.user.ID, ChatID: sm.msg.Chat.ID, MessageID: sm.msg.MessageID, Reaction: reactions, IsBig: p.bool("is_big")}
 	s.reactions = append(s.reactions, r)
 	r.Reaction = slices.Clone(reactions)
 	s.emit(Event{Kind: EventReaction, Reaction: r})
@@ -321,4 +298,23 @@ func (s *Server) reactionEmoji() []string {
 		out = append(out, parts[i])
 	}
 	return out
+}
+
+// targetMessage resolves the chat_id and message_id parameters of a call to a live
+// message, answering notFound (Telegram's wording for the method) when there is none.
+// The caller holds s.mu.
+func (s *Server) targetMessage(b *bot, p params, notFound string) (*storedMsg, *Error) {
+	cs, e := s.chatFor(b, p)
+	if e != nil {
+		return nil, e
+	}
+	id, e := messageID(p)
+	if e != nil {
+		return nil, e
+	}
+	sm := cs.get(id)
+	if sm == nil {
+		return nil, badRequest(notFound)
+	}
+	return sm, nil
 }
