@@ -112,11 +112,7 @@ func openPairings(ctx context.Context, dir string) (*sqlite.DB, *config, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	path := filepath.Join(cfg.DataDir, "mynah.db")
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil, fmt.Errorf("no database at %s: nobody has written to the agents yet (has mynah serve run with this config?)", path)
-	}
-	db, err := sqlite.Open(ctx, path)
+	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

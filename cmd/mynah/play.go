@@ -59,17 +59,9 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	agent := cfg.Agents[0]
-	if o.Agent != "" {
-		found := false
-		for _, a := range cfg.Agents {
-			if strings.EqualFold(a.Name, o.Agent) {
-				agent, found = a, true
-			}
-		}
-		if !found {
-			return usageError{fmt.Errorf("--agent %q: no such agent in %s", o.Agent, filepath.Join(o.Dir, "agents"))}
-		}
+	agent, err := pickAgent(cfg, o.Agent)
+	if err != nil {
+		return err
 	}
 	// The person at the terminal is the agent's owner here: no pairing, no allowlist.
 	agent.Policy.Private = access.Open
