@@ -140,10 +140,7 @@ func (in *Ingester) Handle(ctx context.Context, u Update) error {
 				return fmt.Errorf("ingest: update %d: %w", u.ID, err)
 			}
 			if t := intake.Turn; t != nil && t.Static == "" {
-				t.NotBefore = holdBack(&msg, u.MediaGroup, in.now())
-				if d := in.agent.Debounce; d > 0 && t.NotBefore.Before(in.now().Add(d)) {
-					t.NotBefore = in.now().Add(d)
-				}
+				t.NotBefore = holdBack(&msg, u.MediaGroup, in.agent.Debounce, in.now())
 			}
 		}
 	}
@@ -169,15 +166,20 @@ const (
 	splitLength = 3500
 )
 
-// holdBack returns when the turn answering msg may start: zero for at once.
-func holdBack(msg *mynah.Message, mediaGroup string, now time.Time) time.Time {
+// holdBack returns when the turn answering msg may start (zero: at once): the longest of
+// the agent's debounce and the wait for the rest of a split paste or an album.
+func holdBack(msg *mynah.Message, mediaGroup string, debounce time.Duration, now time.Time) time.Time {
+	hold := debounce
 	switch {
 	case utf8.RuneCountInString(msg.Text) >= splitLength:
-		return now.Add(splitHold)
+		hold = max(hold, splitHold)
 	case mediaGroup != "":
-		return now.Add(albumHold)
+		hold = max(hold, albumHold)
 	}
-	return time.Time{}
+	if hold <= 0 {
+		return time.Time{}
+	}
+	return now.Add(hold)
 }
 
 // ParseCommand returns the command name (lower case, without '/') when msg starts with a

@@ -100,17 +100,20 @@ func TestHoldBack(t *testing.T) {
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	long := strings.Repeat("слово ", 700) // 4200 characters: a part of a split paste
 	tests := []struct {
-		name  string
-		text  string
-		album string
-		want  time.Duration
+		name     string
+		text     string
+		album    string
+		debounce time.Duration
+		want     time.Duration
 	}{
-		{"short message runs at once", "hello", "", 0},
-		{"a part of a long paste waits for the rest", long, "", splitHold},
-		{"an album item waits for the others", "look", "13579", albumHold},
+		{"short message runs at once", "hello", "", 0, 0},
+		{"a part of a long paste waits for the rest", long, "", 0, splitHold},
+		{"an album item waits for the others", "look", "13579", 0, albumHold},
+		{"debounce holds every message", "hello", "", time.Second, time.Second},
+		{"the longer wait wins", "look", "13579", time.Second, time.Second},
 	}
 	for _, tt := range tests {
-		got := holdBack(&mynah.Message{Text: tt.text}, tt.album, now)
+		got := holdBack(&mynah.Message{Text: tt.text}, tt.album, tt.debounce, now)
 		if tt.want == 0 && !got.IsZero() || tt.want != 0 && got.Sub(now) != tt.want {
 			t.Errorf("%s: holdBack = %v, want now+%v", tt.name, got, tt.want)
 		}
