@@ -91,10 +91,13 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	if err != nil {
 		return err
 	}
+	// The emulator outlives mynah: serve's last calls (confirming updates) must reach it.
+	emuCtx, stopEmu := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopEmu()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	emuDone := make(chan error, 1)
-	go func() { emuDone <- emu.Run(ctx, ln) }()
+	go func() { emuDone <- emu.Run(emuCtx, ln) }()
 	cfg.Telegram.APIURL = "http://" + ln.Addr().String() // emu.URL is set once Run starts
 	cfg.Telegram.Mode = "polling"
 
@@ -138,6 +141,7 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	}
 	cancel()
 	err = <-served
+	stopEmu()
 	<-emuDone
 	return err
 }
