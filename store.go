@@ -44,6 +44,18 @@ type Turn struct {
 	// Telegram split, or the other items of an album, may still be on their way, and a
 	// newer turn of the lane replaces this one.
 	NotBefore time.Time
+	// Buttons, for a static turn, is an inline keyboard shown under the message.
+	Buttons [][]Button
+	// Edit, for a static turn, is a message the agent sent earlier whose text (and
+	// keyboard) Static replaces, instead of sending a new message (a page of /memories).
+	Edit MessageID
+}
+
+// Button is an inline keyboard button: pressing it sends Data back to the agent as a
+// callback query (at most 64 bytes, as Telegram allows).
+type Button struct {
+	Text string
+	Data string
 }
 
 // OutPart is one message to deliver. Key is unique per agent (turn id and part index), so
@@ -58,6 +70,8 @@ type OutPart struct {
 	Plain    string // the same text without markup, used when Telegram rejects the HTML
 	ReplyTo  MessageID
 	Created  time.Time
+	Buttons  [][]Button // inline keyboard under the message
+	Edit     MessageID  // replace this sent message's text instead of sending a new one
 }
 
 // Turns is the persistent queue of turns.

@@ -1,0 +1,6 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// memoryFactsCommands are `mynah memory list|add|rm`.
+func memoryFactsCommands() []*cobra.Command { return nil }
