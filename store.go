@@ -12,7 +12,8 @@ type Intake struct {
 	Users   []User   // people seen in the update (sender, reply sender, mentioned)
 	Message *Message // stored (or, when Edit is true, its text and entities updated)
 	Edit    bool
-	// Reset starts a new session for Message.Chat after Message (the /reset command).
+	// Reset starts a new session after Message (the /reset command) in Message's chat and
+	// forum topic (Message.ThreadID; 0 outside topics): other topics keep theirs.
 	Reset bool
 	// Turn, when non-nil, queues work for the agent in this chat.
 	Turn *Turn
@@ -46,6 +47,13 @@ type Turn struct {
 	NotBefore time.Time
 	// Buttons, for a static turn, is an inline keyboard shown under the message.
 	Buttons [][]Button
+	// Due, when set, keeps the turn out of the queue until then: a reminder the agent
+	// scheduled. Unlike NotBefore it holds nothing else back, and no newer turn replaces it.
+	Due time.Time
+	// Preview is the message showing the answer while the model wrote it (groups, with
+	// streaming on): the answer's first message replaces its text instead of being sent
+	// anew, also when the turn is retried after a crash.
+	Preview MessageID
 	// Edit, for a static turn, is a message the agent sent earlier whose text (and
 	// keyboard) Static replaces, instead of sending a new message (a page of /memories).
 	Edit MessageID
@@ -72,12 +80,48 @@ type OutPart struct {
 	Created  time.Time
 	Buttons  [][]Button // inline keyboard under the message
 	Edit     MessageID  // replace this sent message's text instead of sending a new one
+
+	// Kind is what the part does; the zero value sends HTML/Plain as a message.
+	Kind TaskKind
+	// StickerSet and Emoji choose a sticker (TaskSticker); Emoji is also the reaction
+	// (TaskReact), set on message Target.
+	StickerSet string
+	Emoji      string
+	Target     MessageID
+	Wait       time.Duration // TaskWait
+	// At is when a TaskSchedule part's text (Plain, Markdown) is sent to the chat.
+	At time.Time
+	// DependsOn holds the keys of earlier parts of the same plan that must be done first.
+	DependsOn []string
+	// Attempts counts the failed tries so far; past the agent's limit the plan is dropped.
+	Attempts int
+	// TurnID is the turn whose plan the part belongs to (0 for none), set by the store.
+	TurnID int64
 }
+
+// TaskKind is what one part of a plan does.
+type TaskKind string
+
+// Task kinds. A model's answer is a plan of these; a plain text answer is one send (or
+// several, when it is longer than a Telegram message).
+const (
+	TaskSend     TaskKind = "send"
+	TaskSticker  TaskKind = "sticker"
+	TaskReact    TaskKind = "react"
+	TaskWait     TaskKind = "wait"
+	TaskSchedule TaskKind = "schedule"
+)
 
 // Turns is the persistent queue of turns.
 type Turns interface {
-	// PendingTurns returns up to limit unfinished turns of agent, oldest first.
-	PendingTurns(ctx context.Context, agent string, limit int) ([]Turn, error)
+	// PendingTurns returns up to limit unfinished turns of agent that are due at now,
+	// oldest first.
+	PendingTurns(ctx context.Context, agent string, now time.Time, limit int) ([]Turn, error)
+	// SetPreview records the message previewing turnID's answer (see Turn.Preview).
+	SetPreview(ctx context.Context, turnID int64, msg MessageID) error
+	// NextDue returns when agent's earliest turn that is not yet due at now becomes due,
+	// or the zero time when there is none.
+	NextDue(ctx context.Context, agent string, now time.Time) (time.Time, error)
 	// FinishTurn marks the turn done and enqueues parts for delivery, atomically, and
 	// returns the given parts as stored (ID set), in the given order and each Key once,
 	// leaving out those already sent or failed: what the caller can deliver at once
@@ -101,6 +145,13 @@ type Outbox interface {
 	// MarkFailed records that part will never be delivered (for example, the bot was
 	// blocked), with a reason for operators.
 	MarkFailed(ctx context.Context, partID int64, reason string) error
+	// MarkDone records that a part which sends no message (a reaction, a wait, a
+	// schedule) was carried out; when then is non-nil it is queued as a new turn in the
+	// same transaction (the reminder a schedule part sets). Like MarkSent it is a no-op on
+	// a settled part.
+	MarkDone(ctx context.Context, partID int64, then *Turn) error
+	// RetryPart counts a failed attempt of a pending part and returns the attempts so far.
+	RetryPart(ctx context.Context, partID int64, reason string) (int, error)
 }
 
 // Messages reads stored messages.
@@ -114,19 +165,22 @@ type Messages interface {
 	History(ctx context.Context, agent string, chat ChatID, thread int64, after MessageID, limit int) ([]Message, error)
 }
 
-// Session is the current conversation of an agent in a chat: the prompt includes only
-// messages after Start. Old sessions' messages stay stored.
+// Session is the current conversation of an agent in a chat, or in one forum topic of a
+// chat: the prompt includes only messages after Start. Old sessions' messages stay stored.
 type Session struct {
 	Agent   string
 	Chat    ChatID
+	Thread  int64     // forum topic; 0 for a chat without topics (and a forum's General)
 	Start   MessageID // the prompt includes messages with id > Start
 	Started time.Time
 }
 
-// Sessions reads the current session of a chat.
+// Sessions reads the current session of a chat or forum topic.
 type Sessions interface {
-	// Session returns the current session; a chat without a reset has Start 0.
-	Session(ctx context.Context, agent string, chat ChatID) (Session, error)
+	// Session returns the current session of chat's topic thread (0: outside topics).
+	// Each topic has its own: a reset in one topic leaves the others as they were. A topic
+	// without a reset has Start 0.
+	Session(ctx context.Context, agent string, chat ChatID, thread int64) (Session, error)
 }
 
 // Chats records per-chat delivery state.

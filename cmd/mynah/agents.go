@@ -85,6 +85,9 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 	if a.ContextTokens <= a.ReplyTokens {
 		return a, &configError{file, "context_tokens", fmt.Sprintf("%d leaves no room for history after reply_tokens %d", a.ContextTokens, a.ReplyTokens)}
 	}
+	if err := validateSummaries(&a); err != nil {
+		return a, err
+	}
 	if err := validatePrompt(&a); err != nil {
 		return a, err
 	}
@@ -191,7 +194,27 @@ func inherit(a *agentSettings, d agentSettings) {
 	if a.SessionHour == nil {
 		a.SessionHour = d.SessionHour
 	}
+	if a.Stickers == nil {
+		a.Stickers = d.Stickers
+	}
+	if a.TypingDelay == nil {
+		a.TypingDelay = d.TypingDelay
+	}
+	if a.TypingDelay == nil {
+		off := false
+		a.TypingDelay = &off
+	}
+	if a.TaskRetries == 0 {
+		a.TaskRetries = firstPositive(d.TaskRetries, 10)
+	}
+	if a.TaskRetryDelay == "" {
+		a.TaskRetryDelay = firstNonEmpty(d.TaskRetryDelay, "10s")
+	}
+	if a.ToolRounds == 0 {
+		a.ToolRounds = firstPositive(d.ToolRounds, 4)
+	}
 	inheritAccess(&a.Access, d.Access)
+	inheritSummaries(&a.Summaries, d.Summaries)
 }
 
 // validatePrompt checks the prompt settings of an agent.
@@ -205,6 +228,20 @@ func validatePrompt(a *agentConfig) error {
 	case "structured", "compact":
 	default:
 		return &configError{a.File, "format", fmt.Sprintf("%q is not structured or compact", a.Format)}
+	}
+	if d, err := time.ParseDuration(a.TaskRetryDelay); err != nil || d < 100*time.Millisecond || d > time.Hour {
+		return &configError{a.File, "task_retry_delay", fmt.Sprintf("%q is not a duration between 100ms and 1h, like 10s", a.TaskRetryDelay)}
+	}
+	if a.TaskRetries < 1 || a.TaskRetries > 1000 {
+		return &configError{a.File, "task_retries", fmt.Sprintf("%d is not between 1 and 1000", a.TaskRetries)}
+	}
+	if a.ToolRounds < 1 || a.ToolRounds > 32 {
+		return &configError{a.File, "tool_rounds", fmt.Sprintf("%d is not between 1 and 32", a.ToolRounds)}
+	}
+	for i, set := range a.Stickers {
+		if strings.TrimSpace(set) == "" {
+			return &configError{a.File, fmt.Sprintf("stickers[%d]", i), "a sticker set name is empty"}
+		}
 	}
 	if d, err := time.ParseDuration(a.Debounce); err != nil || d < 0 || d > time.Minute {
 		return &configError{a.File, "debounce", fmt.Sprintf("%q is not a duration between 0s and 1m, like 1.5s", a.Debounce)}

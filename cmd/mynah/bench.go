@@ -1,15 +1,206 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/memory"
+	"github.com/mynah-ai/mynah/internal/memory/locomo"
+	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 func benchCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure mynah on public benchmarks",
-		RunE:  func(*cobra.Command, []string) error { return errors.New("not built yet") },
 	}
+	cmd.AddCommand(benchMemoryCommand())
+	return cmd
+}
+
+type benchMemoryFlags struct {
+	LoCoMo string
+	K      string
+	JSON   bool
+}
+
+func benchMemoryCommand() *cobra.Command {
+	var f benchMemoryFlags
+	cmd := &cobra.Command{
+		Use:   "memory --locomo locomo10.json",
+		Short: "Measure memory recall on LoCoMo: turn and session recall@k per question category",
+		Long: `Measure memory recall on LoCoMo (snap-research/LoCoMo, data/locomo10.json).
+
+Each conversation is imported into its own chat of a throwaway database, through the path
+"mynah import" takes (session dates as message times, speakers as senders), and every
+question is searched the way the agent searches its memory. Turn recall@k is the share of
+a question's evidence turns among the top k results, averaged over questions; session
+recall@k counts a session when any of its turns is retrieved.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.LoCoMo == "" {
+				return usageError{errors.New("--locomo is required")}
+			}
+			ks, err := parseKs(f.K)
+			if err != nil {
+				return usageError{err}
+			}
+			return benchMemory(cmd.Context(), f, ks, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&f.LoCoMo, "locomo", "", "path of locomo10.json")
+	cmd.Flags().StringVar(&f.K, "k", "5,10,20", "cut-offs, comma-separated")
+	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
+	return cmd
+}
+
+func parseKs(s string) ([]int, error) {
+	var ks []int
+	for _, part := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || k <= 0 {
+			return nil, fmt.Errorf("--k %q: want positive numbers separated by commas", s)
+		}
+		if !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks, nil
+}
+
+// benchAgent owns the benchmark's chats in the throwaway database.
+const benchAgent = "bench"
+
+func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer) error {
+	file, err := os.Open(f.LoCoMo)
+	if err != nil {
+		return err
+	}
+	convs, err := locomo.Load(file)
+	file.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.LoCoMo, err)
+	}
+	dir, err := os.MkdirTemp("", "mynah-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "mynah.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	rep := locomo.NewReport(ks)
+	turns := 0
+	for i, c := range convs {
+		chat := chatFromID(mynah.ChatID(-1001 - i))
+		chat.Title = c.ID
+		plan, err := checkImport(ctx, locomoSource(c, i), false)
+		if err == nil {
+			_, err = plan.store(ctx, db, benchAgent, 0, chat, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("importing conversation %s: %w", c.ID, err)
+		}
+		turns += len(c.Turns)
+		if len(c.Turns) == 0 {
+			continue
+		}
+		// Questions are asked as of the end of their conversation.
+		end := c.Turns[len(c.Turns)-1].Time
+		s := memory.NewSearcher(db, memory.DefaultOptions(), func() time.Time { return end })
+		for _, q := range c.Questions {
+			res, err := s.Search(ctx, memory.Query{Agent: benchAgent, Chat: chat.ID, Text: q.Text, K: ks[len(ks)-1]})
+			if err != nil {
+				return err
+			}
+			ids := make([]mynah.MessageID, len(res))
+			for j, r := range res {
+				ids[j] = r.MessageID
+			}
+			rep.Add(q, ids)
+		}
+	}
+	return writeBench(w, f.JSON, len(convs), turns, rep)
+}
+
+// locomoSource is conversation c as an import: turn D<s>:<t> is message s·1000+t, sent
+// by the conversation's first or second speaker (users n·100+1 and n·100+2).
+func locomoSource(c locomo.Conversation, n int) messageSource {
+	return func(yield func(string, mynah.Message, error) bool) error {
+		for _, t := range c.Turns {
+			id := mynah.UserID(100*(n+1) + 1)
+			if t.Speaker == c.Speakers[1] {
+				id++
+			}
+			m := mynah.Message{ID: t.ID(), Time: t.Time, Sender: senderNamed(id, t.Speaker), Text: t.Text}
+			if !yield(fmt.Sprintf("%s D%d:%d", c.ID, t.Session, t.Index), m, nil) {
+				return nil
+			}
+		}
+		return nil
+	}
+}
+
+// benchRow is one line of the results: a set of questions and its recall at each k.
+type benchRow struct {
+	Set           string    `json:"set"`
+	Category      int       `json:"category,omitempty"`
+	Questions     int       `json:"questions"`
+	TurnRecall    []float64 `json:"turn_recall"`
+	SessionRecall []float64 `json:"session_recall"`
+}
+
+func writeBench(w io.Writer, asJSON bool, convs, turns int, rep *locomo.Report) error {
+	row := func(set string, cat int, r locomo.Recall) benchRow {
+		turn, sess := r.Mean()
+		return benchRow{Set: set, Category: cat, Questions: r.Questions, TurnRecall: turn, SessionRecall: sess}
+	}
+	rows := []benchRow{row("categories 1-4", 0, rep.Core), row("all categories", 0, rep.All)}
+	for c := 1; c <= 5; c++ {
+		if r := rep.ByCategory[c]; r != nil {
+			rows = append(rows, row(fmt.Sprintf("%d %s", c, locomo.Categories[c]), c, *r))
+		}
+	}
+	if asJSON {
+		return json.NewEncoder(w).Encode(map[string]any{"conversations": convs, "turns": turns, "k": rep.K, "results": rows})
+	}
+	fmt.Fprintf(w, "LoCoMo: %d conversations, %d turns, %d questions with evidence (%d in categories 1-4)\n\n",
+		convs, turns, rep.All.Questions, rep.Core.Questions)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, part := range []struct {
+		name string
+		get  func(benchRow) []float64
+	}{{"turn recall", func(r benchRow) []float64 { return r.TurnRecall }}, {"session recall", func(r benchRow) []float64 { return r.SessionRecall }}} {
+		fmt.Fprintf(tw, "%s\tquestions\t", part.name)
+		for _, k := range rep.K {
+			fmt.Fprintf(tw, "R@%d\t", k)
+		}
+		fmt.Fprintln(tw)
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%d\t", r.Set, r.Questions)
+			for _, v := range part.get(r) {
+				fmt.Fprintf(tw, "%.3f\t", v)
+			}
+			fmt.Fprintln(tw)
+		}
+		fmt.Fprintln(tw, "\t\t")
+	}
+	return tw.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -28,6 +29,7 @@ type config struct {
 	Agents    []agentConfig
 	Shutdown  time.Duration
 	Parallel  int // turns answered at once per agent, across chats
+	Metrics   metricsConfig
 	getenv    func(string) string
 	accessEnv accessEnv
 }
@@ -41,6 +43,11 @@ type fileConfig struct {
 	Defaults  agentSettings             `yaml:"defaults"`
 	Shutdown  string                    `yaml:"shutdown_timeout"`
 	Parallel  int                       `yaml:"parallel_turns"`
+	Metrics   metricsConfig             `yaml:"metrics"`
+}
+
+type metricsConfig struct {
+	Listen string `yaml:"listen"` // address of the Prometheus /metrics endpoint; empty: none
 }
 
 type logConfig struct {
@@ -84,6 +91,14 @@ type agentSettings struct {
 	SessionIdle     string        `yaml:"session_idle"`     // idle: how long without messages, e.g. 2h
 	SessionHour     *int          `yaml:"session_hour"`     // daily: the hour (0-23, in timezone) a new session starts
 	Access          accessConfig  `yaml:"access"`           // who the agent answers
+	Stickers        []string      `yaml:"stickers"`         // sticker sets the agent may send from
+	TypingDelay     *bool         `yaml:"typing_delay"`     // show "typing…" as long as typing each message would take
+	TaskRetries     int           `yaml:"task_retries"`     // tries of a failed task before its plan is dropped
+	TaskRetryDelay  string        `yaml:"task_retry_delay"` // pause between tries, e.g. 10s
+	ToolRounds      int           `yaml:"tool_rounds"`      // model calls per turn when tools answer back
+	MaxFacts        int           `yaml:"max_facts"`        // facts kept per person, the oldest evicted; ≤ 0: 100
+	// Summaries: rolling compaction and periodic summaries (summaries.go).
+	Summaries summariesConfig `yaml:"summaries"`
 }
 
 // sharesConfig are the fractions of the prompt budget the optional layers may use.
@@ -207,6 +222,12 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		cfg.Parallel = 8
 	case fc.Parallel < 0 || fc.Parallel > 256:
 		return nil, &configError{path, "parallel_turns", fmt.Sprintf("%d is not between 1 and 256", fc.Parallel)}
+	}
+	cfg.Metrics = fc.Metrics
+	if l := cfg.Metrics.Listen; l != "" {
+		if _, _, err := net.SplitHostPort(l); err != nil {
+			return nil, &configError{path, "metrics.listen", fmt.Sprintf("%q is not host:port, like 127.0.0.1:9464", l)}
+		}
 	}
 	if err := validateTop(path, cfg); err != nil {
 		return nil, err

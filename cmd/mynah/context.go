@@ -120,7 +120,7 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 	defer db.Close()
 
 	chat := mynah.ChatID(f.Chat)
-	sess, err := db.Session(ctx, a.Name, chat)
+	sess, err := db.Session(ctx, a.Name, chat, 0)
 	if err != nil {
 		return err
 	}

@@ -138,7 +138,7 @@ func TestCommandsAndReset(t *testing.T) {
 	for _, c := range h.emu.Commands(telegramtest.DefaultToken) {
 		names = append(names, c.Command)
 	}
-	if got := strings.Join(names, ","); got != "start,help,reset,new" {
+	if got := strings.Join(names, ","); got != "start,help,reset,new,memories,forget" {
 		t.Errorf("command menu = %s", got)
 	}
 
@@ -407,7 +407,8 @@ func TestSplitPasteGetsOneAnswer(t *testing.T) {
 }
 
 // TestStreamingDrafts: in a private chat a slow answer is shown as a growing draft, then
-// sent once as a message; in a group there are no drafts.
+// sent once as a message; in a group it is one message, posted early and edited in place
+// until it holds the whole answer.
 func TestStreamingDrafts(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	answer := "First part of a considered answer. " + strings.Repeat("More thoughts. ", 20) + "The end."
@@ -418,9 +419,36 @@ func TestStreamingDrafts(t *testing.T) {
 	h.emu.SendPrivate(alice, "think about it")
 	sent := h.waitSent(alice.ID, 1)
 	group := telegramtest.Supergroup(-100888, "No drafts here")
-	h.emu.SendGroup(group, alice, "@mynah_bot and here?")
+	mention := h.emu.SendGroup(group, alice, "@mynah_bot and here?")
 	h.waitSent(group.ID, 1)
+	deadline := time.Now().Add(30 * time.Second)
+	for h.emu.Sent(group.ID)[0].Text != answer && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	h.stop()
+
+	inGroup := h.emu.Sent(group.ID)
+	if len(inGroup) != 1 || inGroup[0].Text != answer || inGroup[0].ReplyTo != mention.MessageID {
+		t.Fatalf("group got %+v, want one message replying to the mention, edited into the whole answer", inGroup)
+	}
+	edits := 0
+	for _, c := range h.emu.CallsTo("editMessageText") {
+		if fmt.Sprint(c.Params["chat_id"]) == strconv.FormatInt(group.ID, 10) {
+			edits++
+			if fmt.Sprint(c.Params["message_id"]) != strconv.Itoa(inGroup[0].MessageID) {
+				t.Errorf("edit of message %v, want only the preview %d", c.Params["message_id"], inGroup[0].MessageID)
+			}
+		}
+	}
+	if edits == 0 {
+		t.Error("the group preview was never edited into the answer")
+	}
+	for _, c := range h.emu.CallsTo("sendMessage") {
+		if text, _ := c.Params["text"].(string); fmt.Sprint(c.Params["chat_id"]) == strconv.FormatInt(group.ID, 10) &&
+			(text == answer || !strings.HasPrefix(answer, text)) {
+			t.Errorf("the group message was posted as %q, want an early prefix of the answer", text)
+		}
+	}
 
 	drafts := h.emu.CallsTo("sendMessageDraft")
 	if len(drafts) == 0 {
@@ -441,8 +469,8 @@ func TestStreamingDrafts(t *testing.T) {
 	if !h.llm.Requests()[0].Stream {
 		t.Error("the private answer was not requested as a stream")
 	}
-	if h.llm.Requests()[1].Stream {
-		t.Error("the group answer was streamed, though nothing shows it")
+	if !h.llm.Requests()[1].Stream {
+		t.Error("the group answer was not requested as a stream")
 	}
 }
 

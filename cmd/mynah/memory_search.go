@@ -1,15 +1,128 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/memory"
+	"github.com/mynah-ai/mynah/internal/prompt"
 )
 
+type memorySearchFlags struct {
+	Dir   string
+	Agent string
+	Chat  int64
+	User  int64
+	Query string
+	K     int
+	JSON  bool
+}
+
 func memorySearchCommand() *cobra.Command {
-	return &cobra.Command{
+	var f memorySearchFlags
+	cmd := &cobra.Command{
 		Use:   "search",
 		Short: "Search an agent's memory as the agent does",
-		RunE:  func(*cobra.Command, []string) error { return errors.New("not built yet") },
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strings.TrimSpace(f.Query) == "" {
+				return usageError{errors.New("--query is required")}
+			}
+			if f.K <= 0 {
+				return usageError{fmt.Errorf("--k %d: want a positive number", f.K)}
+			}
+			return memorySearch(cmd.Context(), f, cmd.OutOrStdout())
+		},
 	}
+	cmd.Flags().StringVarP(&f.Dir, "config", "c", ".", "configuration directory")
+	cmd.Flags().StringVar(&f.Agent, "agent", "", "agent (default: the first)")
+	cmd.Flags().Int64Var(&f.Chat, "chat", 0, "only this chat (default: every chat)")
+	cmd.Flags().Int64Var(&f.User, "user", 0, "only what this user said")
+	cmd.Flags().StringVarP(&f.Query, "query", "q", "", "what to look for, in plain words")
+	cmd.Flags().IntVarP(&f.K, "k", "k", 10, "number of results")
+	cmd.Flags().BoolVar(&f.JSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+// searchItem is one result as --json prints it. Kind decides which fields are set:
+// messages have chat_id and message_id, notes a source of path and lines.
+type searchItem struct {
+	Kind      memory.Kind `json:"kind"`
+	ChatID    int64       `json:"chat_id,omitempty"`
+	MessageID int64       `json:"message_id,omitempty"`
+	Time      *time.Time  `json:"time,omitempty"`
+	Score     float64     `json:"score"`
+	Snippet   string      `json:"snippet"`
+	Source    string      `json:"source"`
+	Sender    string      `json:"sender,omitempty"`
+}
+
+func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
+	cfg, err := loadConfig(f.Dir, os.Getenv, loadOptions{NoKeys: true})
+	if err != nil {
+		return err
+	}
+	a, err := pickAgent(cfg, f.Agent)
+	if err != nil {
+		return err
+	}
+	db, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+	res, err := s.Search(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), Text: f.Query, K: f.K})
+	if err != nil {
+		return err
+	}
+	items := make([]searchItem, len(res))
+	for i, r := range res {
+		items[i] = searchItem{Kind: r.Kind, ChatID: int64(r.Chat), MessageID: int64(r.MessageID), Score: r.Score, Snippet: r.Snippet, Source: r.Source}
+		if !r.Time.IsZero() {
+			t := r.Time
+			items[i].Time = &t
+		}
+		if r.Message != nil {
+			items[i].Sender = r.Message.Sender.Name()
+		}
+	}
+	if f.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(items)
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(w, "nothing found")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, it := range items {
+		when := ""
+		if it.Time != nil {
+			when = it.Time.Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s: %s\n", it.Score, when, it.Source, it.Sender, it.Snippet)
+	}
+	return tw.Flush()
+}
+
+// recallLayer is the prompt's recall source over store's history index, or nil (no recall
+// layer) when the store has none.
+func recallLayer(store prompt.Store) prompt.Source {
+	h, ok := store.(memory.History)
+	if !ok {
+		return nil
+	}
+	return memory.NewRecall(memory.NewSearcher(h, memory.DefaultOptions(), nil), 5)
 }

@@ -175,7 +175,7 @@ func waitQuiet(ctx context.Context, emu *telegramtest.Server, dbPath, agent stri
 	deadline := time.Now().Add(2 * time.Minute)
 	quietFor := 0
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		turns, err1 := db.PendingTurns(ctx, agent, 1)
+		turns, err1 := db.PendingTurns(ctx, agent, time.Now(), 1)
 		parts, err2 := db.PendingParts(ctx, agent, 1)
 		if err1 == nil && err2 == nil && len(turns) == 0 && len(parts) == 0 && len(emu.Pending(telegramtest.DefaultToken)) == 0 {
 			// Twice in a row: an update may be between the emulator and the store.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/metrics"
 	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
@@ -87,9 +88,17 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer db.Close()
 
 	hc := httpClient()
+	m := metrics.New()
+	if cfg.Metrics.Listen != "" {
+		stop, err := serveMetrics(cfg.Metrics.Listen, m, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	var procs []*agentProcess
 	for _, a := range cfg.Agents {
-		p, err := startAgent(ctx, cfg, a, db, hc, log, opts)
+		p, err := startAgent(ctx, cfg, a, db, hc, log, m, opts)
 		if err != nil {
 			return err
 		}
@@ -104,6 +113,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer stopRunners()
 	for _, p := range procs {
 		g.Go(func() error { return p.runner.Run(runners) })
+		g.Go(func() error { return runSummaries(runners, p.cfg, db, hc, log) })
 		// Turns queued by other processes (mynah pair approve's welcome) wake nobody.
 		g.Go(func() error { wakeEvery(runners, queuePoll, p.runner.Wake); return nil })
 	}
@@ -146,7 +156,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
 // pipeline.
-func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, hc *http.Client, log *slog.Logger, opts serveOptions) (*agentProcess, error) {
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
 	token := string(a.TelegramToken)
 	if t, ok := opts.Tokens[a.Name]; ok {
 		token = t
@@ -159,9 +169,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: cannot reach Telegram with its bot token: %w", a.Name, err)
 	}
-	if err := bot.SetCommands(ctx, commandMenu()); err != nil {
-		log.Warn("could not register the command menu", "agent", a.Name, "err", err)
-	}
+	registerMenus(ctx, bot, a.Name, a.Policy, log)
 	if cfg.Telegram.Mode == "polling" {
 		if err := bot.DeleteWebhook(ctx); err != nil {
 			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
@@ -171,22 +179,37 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
+	tools, err := agentTools(a, db)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", a.Name, err)
+	}
 	rt := runtime.New(runtime.Agent{
-		Name:        a.Name,
-		Bot:         me,
-		Model:       model,
-		ModelName:   a.Model,
-		ModelID:     a.ModelID,
-		ReplyTokens: a.ReplyTokens,
-		Stream:      *a.Stream,
-		Apology:     firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
-		Prompt:      newAssembler(a, me, db, newMemberCounts(bot, log)),
-	}, db, telegramSender{bot}, runtime.Options{
+		Name:           a.Name,
+		Bot:            me,
+		Model:          model,
+		ModelName:      a.Model,
+		ModelID:        a.ModelID,
+		ReplyTokens:    a.ReplyTokens,
+		Stream:         *a.Stream,
+		Apology:        firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
+		Prompt:         newAssembler(a, me, db, newMemberCounts(bot, log)),
+		Tools:          tools,
+		ToolRounds:     a.ToolRounds,
+		StickerSets:    a.Stickers,
+		TypingDelay:    *a.TypingDelay,
+		TaskRetries:    a.TaskRetries,
+		TaskRetryDelay: mustDuration(a.TaskRetryDelay),
+	}, db, newSender(bot), runtime.Options{
 		Format:   formatReply,
 		Grace:    cfg.Shutdown,
 		Parallel: cfg.Parallel,
 		Logger:   log,
+		Metrics:  m.Agent(a.Name),
 	})
+	limits, err := restoreLimits(ctx, db, a.Name, a.Policy.Limit, time.Now())
+	if err != nil {
+		return nil, err
+	}
 	in := ingest.New(ingest.Agent{
 		Name:     a.Name,
 		Bot:      me,
@@ -204,6 +227,9 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		State:   db,
 		Started: time.Now(),
 		Logger:  log.With("agent", a.Name),
+		Limits:  limits,
+		Facts:   db,
+		Answer:  answerCallbacks(bot),
 	})
 	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model, "private", a.Policy.Private)
 	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in}, nil
@@ -251,4 +277,26 @@ func trimSlash(s string) string {
 func mustDuration(s string) time.Duration {
 	d, _ := time.ParseDuration(s)
 	return d
+}
+
+// serveMetrics serves m's /metrics on addr until the returned stop is called.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener (metrics.listen): %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server", "err", err)
+		}
+	}()
+	log.Info("metrics listening", "addr", ln.Addr().String())
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }

@@ -55,28 +55,6 @@ func newAdapter(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, 
 	return m, nil
 }
 
-// telegramSender adapts the Bot API client to the runtime, classifying its errors.
-type telegramSender struct{ bot *telegram.Bot }
-
-func (s telegramSender) Send(ctx context.Context, o runtime.Outgoing) (mynah.Message, error) {
-	msg, err := s.bot.Send(ctx, telegram.Outgoing{Chat: o.Chat, ThreadID: o.ThreadID, Text: o.Text, HTML: o.HTML, ReplyTo: o.ReplyTo})
-	if err == nil {
-		return msg, nil
-	}
-	if d, ok := telegram.RetryAfter(err); ok {
-		return msg, &runtime.RetryAfterError{After: d}
-	}
-	switch {
-	case telegram.IsParseError(err):
-		return msg, fmt.Errorf("%w: %w", runtime.ErrBadMarkup, err)
-	case telegram.IsReplyNotFound(err):
-		return msg, fmt.Errorf("%w: %w", runtime.ErrReplyMissing, err)
-	case telegram.IsBlocked(err):
-		return msg, fmt.Errorf("%w: %w", runtime.ErrBlocked, err)
-	}
-	return msg, err
-}
-
 // Draft shows a reply as it is being written (private chats).
 func (s telegramSender) Draft(ctx context.Context, chat mynah.ChatID, thread int64, draftID int, text string, html bool) error {
 	return s.bot.Draft(ctx, chat, thread, draftID, text, html)
@@ -101,7 +79,8 @@ func formatReply(md string) []runtime.Piece {
 
 // toIngest converts a normalised Telegram update for the ingest stage.
 func toIngest(u telegram.Update) ingest.Update {
-	return ingest.Update{ID: u.ID, Chat: u.Chat, Message: u.Message, Edited: u.Edited, Users: u.Users, MediaGroup: u.MediaGroup}
+	return ingest.Update{ID: u.ID, Chat: u.Chat, Message: u.Message, Edited: u.Edited, Users: u.Users, MediaGroup: u.MediaGroup,
+		Callback: callbackFor(u)}
 }
 
 // newLogger builds the process logger from the log settings.
@@ -115,19 +94,32 @@ func newLogger(c logConfig, w *os.File) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// commandMenu is the menu registered with setMyCommands.
+// commandMenu is the menu everybody sees (setMyCommands, default scope).
 func commandMenu() []telegram.Command {
 	return []telegram.Command{
 		{Name: "start", Description: "Say hello"},
 		{Name: "help", Description: "What I can do"},
 		{Name: "reset", Description: "Start a new conversation"},
 		{Name: "new", Description: "Start a new conversation"},
+		{Name: "memories", Description: "What I remember about you"},
+		{Name: "forget", Description: "Forget something I remember about you"},
 	}
+}
+
+// adminMenu is what the agent's admins see in their private chats and in the allowed
+// groups (registerMenus): everybody's menu and the admin commands.
+func adminMenu() []telegram.Command {
+	return append(commandMenu(),
+		telegram.Command{Name: "status", Description: "How I'm doing (admins)"},
+		telegram.Command{Name: "stop", Description: "Stop answering in this chat (admins)"},
+		telegram.Command{Name: "activation", Description: "When I answer here: mention or always (admins)"},
+	)
 }
 
 func defaultHelp(name string) string {
 	return "I'm " + name + ". Write to me and I'll answer; in groups, mention me, reply to my messages or call me by name.\n\n" +
-		"/reset (or /new) starts a new conversation: I keep the old messages but stop looking at them.\n/help shows this message."
+		"/reset (or /new) starts a new conversation: I keep the old messages but stop looking at them.\n" +
+		"/memories shows what I remember about you; /forget N (or /forget all) makes me forget it.\n/help shows this message."
 }
 
 // httpClient is shared by the adapters of one process; requests are values, the client is
@@ -167,7 +159,7 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 // newAssembler builds the agent's prompt assembler. The memory engine's sources plug in
 // here when it lands; until then those layers are empty. members may be nil (unknown).
 func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, members *memberCounts) *prompt.Assembler {
-	src := prompt.Sources{}
+	src := prompt.Sources{Memory: memoryLayer(a, store), Summaries: summaryLayer(a, store), Recall: recallLayer(store)}
 	if members != nil {
 		src.Members = members.Count
 	}

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -9,7 +10,8 @@ import (
 
 // Limiter is the rate-limit state of one agent: per user, the times of the addressed
 // messages within the last period (a sliding window). It is safe for concurrent use and
-// lives in memory: a restart forgets it, which errs on the side of answering.
+// lives in memory; it is derived state, so a restart rebuilds it with Restore from what the
+// store kept (the model turns queued within the last period) instead of persisting it.
 type Limiter struct {
 	limit RateLimit
 
@@ -62,6 +64,33 @@ func (l *Limiter) Take(user mynah.UserID, now time.Time) (ok, notify bool, wait 
 	notify = !w.noticed
 	w.noticed = true
 	return false, notify, w.hits[0].Add(l.limit.Per).Sub(now)
+}
+
+// Restore counts an addressed message of user that was let through at when, before a
+// restart, so that restarting does not reset anybody's limit. Calls may come in any
+// order; times outside the period ending at now are ignored, and of the rest only the
+// newest Messages count (more cannot have been let through; admins, who are exempt, are
+// the exception, and older hits would only shorten the wait told to a limited user). A
+// restored user over the limit is told about it once more.
+func (l *Limiter) Restore(user mynah.UserID, when, now time.Time) {
+	if l == nil || !when.After(now.Add(-l.limit.Per)) || when.After(now) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.users[user]
+	if w == nil {
+		w = &window{}
+		l.users[user] = w
+	}
+	i, _ := slices.BinarySearchFunc(w.hits, when, time.Time.Compare)
+	w.hits = slices.Insert(w.hits, i, when)
+	if over := len(w.hits) - l.limit.Messages; over > 0 {
+		w.hits = slices.Delete(w.hits, 0, over)
+	}
+	if w.lastSeen.Before(when) {
+		w.lastSeen = when
+	}
 }
 
 // sweep forgets users idle for longer than the period, once a period or when the map has

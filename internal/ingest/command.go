@@ -15,6 +15,7 @@ import (
 var handled = map[string]bool{
 	"start": true, "help": true, "reset": true, "new": true,
 	"status": true, "stop": true, "activation": true,
+	"memories": true, "forget": true,
 }
 
 // command returns the reply to a command the policy let through, applying its effect: a

@@ -28,6 +28,8 @@ type Update struct {
 	Users   []mynah.User
 	// MediaGroup is the album the message belongs to, "" if none.
 	MediaGroup string
+	// Callback is a button press (then Message is nil).
+	Callback *Callback
 }
 
 // Texts are the fixed replies to commands; the agent's config may override them.
@@ -72,6 +74,8 @@ type Ingester struct {
 	started time.Time
 	log     *slog.Logger
 	paired  *pairedCache
+	facts   FactStore
+	answer  func(ctx context.Context, callbackID, text string) error
 }
 
 // Options configure an Ingester. Zero values are usable: Now defaults to time.Now, Queued
@@ -88,15 +92,27 @@ type Options struct {
 	State  AccessState
 	// Random is the source of pairing codes.
 	Random io.Reader
+	// Limits is the rate-limit state for Policy.Limit, restored after a restart
+	// (access.Limiter.Restore); nil starts from an empty one.
+	Limits *access.Limiter
 	// Started is when the agent started, for the uptime /status shows; zero is New's time.
 	Started time.Time
 	Logger  *slog.Logger
+	// Facts backs /memories and /forget; without it they say there are no memories.
+	Facts FactStore
+	// Answer answers a button press (answerCallbackQuery) with text, "" for none. It is
+	// called once the press is stored; nil answers nothing.
+	Answer func(ctx context.Context, callbackID, text string) error
 }
 
 // New returns an Ingester for agent storing into inbox. It does no I/O.
 func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
 	in := &Ingester{agent: agent, inbox: inbox, now: opts.Now, queued: opts.Queued, policy: opts.Policy,
-		state: opts.State, random: opts.Random, started: opts.Started, log: opts.Logger, paired: &pairedCache{}}
+		state: opts.State, random: opts.Random, started: opts.Started, log: opts.Logger, paired: &pairedCache{},
+		facts: opts.Facts, answer: opts.Answer}
+	if in.answer == nil {
+		in.answer = func(context.Context, string, string) error { return nil }
+	}
 	if in.now == nil {
 		in.now = time.Now
 	}
@@ -116,7 +132,10 @@ func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
 		in.log = slog.New(slog.DiscardHandler)
 	}
 	in.trigger = NewTrigger(agent.Bot, agent.Names)
-	in.limits = access.NewLimiter(opts.Policy.Limit)
+	in.limits = opts.Limits
+	if in.limits == nil {
+		in.limits = access.NewLimiter(opts.Policy.Limit)
+	}
 	return in
 }
 
@@ -124,8 +143,13 @@ func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
 // the agent or is a command, queues a turn, all in one transaction. A blocked sender's
 // message is not stored (the update is still recorded as handled). It returns nil for an
 // update that was handled before (redelivered after a restart): nothing happens twice. An
-// error means nothing was stored and the update must not be acknowledged.
+// error means nothing was stored and the update must not be acknowledged. A button press
+// (u.Callback) is stored the same way, may queue an edit of the message it was under, and
+// is answered through Options.Answer once stored.
 func (in *Ingester) Handle(ctx context.Context, u Update) error {
+	if u.Callback != nil {
+		return in.handleCallback(ctx, u)
+	}
 	intake := mynah.Intake{Chat: u.Chat, Users: u.Users}
 	if m := u.Message; m != nil {
 		msg := *m

@@ -56,7 +56,11 @@ func (in *Ingester) plan(ctx context.Context, intake *mynah.Intake, msg *mynah.M
 	case access.Notify:
 		turn.Static = d.Notice
 	case access.Command:
-		turn.Static, err = in.command(ctx, am, msg, intake)
+		if am.Command == "memories" || am.Command == "forget" {
+			err = in.factsCommand(ctx, am.Command, msg, turn)
+		} else {
+			turn.Static, err = in.command(ctx, am, msg, intake)
+		}
 	case access.Answer:
 		intake.Turn = turn
 		return nil

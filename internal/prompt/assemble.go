@@ -91,7 +91,7 @@ type Sources struct {
 
 // Store is what assembly reads.
 type Store interface {
-	Session(ctx context.Context, agent string, chat mynah.ChatID) (mynah.Session, error)
+	Session(ctx context.Context, agent string, chat mynah.ChatID, thread int64) (mynah.Session, error)
 	History(ctx context.Context, agent string, chat mynah.ChatID, thread int64, after mynah.MessageID, limit int) ([]mynah.Message, error)
 	Message(ctx context.Context, agent string, chat mynah.ChatID, id mynah.MessageID) (mynah.Message, error)
 }
@@ -139,7 +139,7 @@ func (a *Assembler) Assemble(ctx context.Context, t Turn) (llm.Request, Composit
 
 // Input loads everything Build needs for t.
 func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
-	sess, err := a.store.Session(ctx, a.agent.Name, t.Chat)
+	sess, err := a.store.Session(ctx, a.agent.Name, t.Chat, t.Thread)
 	if err != nil {
 		return Input{}, fmt.Errorf("reading session: %w", err)
 	}

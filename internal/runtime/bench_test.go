@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
@@ -47,14 +48,28 @@ func (m *slowModel) Stream(ctx context.Context, req llm.Request, _ func(string))
 	return m.Generate(ctx, req)
 }
 
-// BenchmarkFairness: 1,000 private chats each send one message at a random moment of a
-// 40 s window while one group floods (10 addressed messages a second); the model takes
-// 500 ms per call and 16 turns run at once. It reports the p50/p99 wait from a private
-// message being queued to its model call starting, and how many calls the flood cost.
+// BenchmarkFairness runs the scale: 1,000 active private chats each type a burst
+// of 5 messages (200 ms apart, at a random moment of a 40 s window) while one group floods
+// (10 addressed messages a second); every turn is held 1 s, as for an agent with debounce: 1s;
+// the model takes 500 ms per call and 16 turns run at once. A second run holds nothing: the
+// flood then keeps one lane busy, and a burst gets one call only if its chat waits for a
+// lane while it is typed. It reports the p50/p99 wait
+// from a private chat's turn falling due (1 s after the burst's last message) to its model
+// call starting, the model calls per burst (mean and max: 1 each means every burst got one
+// answer) and how many calls the flood cost.
 //
 //	go test -run '^$' -bench Fairness -benchtime 1x ./internal/runtime
 func BenchmarkFairness(b *testing.B) {
-	const chats, window, floodRate = 1000, 40 * time.Second, 10
+	for _, hold := range []time.Duration{time.Second, 0} {
+		b.Run(fmt.Sprintf("debounce=%s", hold), func(b *testing.B) { benchmarkFairness(b, hold) })
+	}
+}
+
+func benchmarkFairness(b *testing.B, hold time.Duration) {
+	const (
+		chats, burst, window, floodRate = 1000, 5, 40 * time.Second, 10
+		gap                             = 200 * time.Millisecond
+	)
 	for i := 0; i < b.N; i++ {
 		db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "f.db"))
 		if err != nil {
@@ -68,6 +83,8 @@ func BenchmarkFairness(b *testing.B) {
 		done := make(chan error, 1)
 		go func() { done <- r.Run(ctx) }()
 
+		// Message ids are unique across chats, so a call's target names its chat: private
+		// chat c sends ids c*10+1 … c*10+5.
 		rng := rand.New(rand.NewPCG(1, 2))
 		type event struct {
 			at    time.Duration
@@ -77,15 +94,19 @@ func BenchmarkFairness(b *testing.B) {
 		}
 		var events []event
 		for c := 0; c < chats; c++ {
-			events = append(events, event{at: time.Duration(rng.Int64N(int64(window))), chat: mynah.Chat{ID: mynah.ChatID(100000 + c), Type: mynah.ChatPrivate}, id: mynah.MessageID(1_000_000 + c)})
+			start := time.Duration(rng.Int64N(int64(window)))
+			chat := mynah.Chat{ID: mynah.ChatID(100000 + c), Type: mynah.ChatPrivate}
+			for k := 1; k <= burst; k++ {
+				events = append(events, event{at: start + time.Duration(k-1)*gap, chat: chat, id: mynah.MessageID(c*10 + k)})
+			}
 		}
 		group := mynah.Chat{ID: -100999, Type: mynah.ChatSupergroup, Title: "Flood"}
 		for k := 0; k < int(window/time.Second)*floodRate; k++ {
-			events = append(events, event{at: time.Duration(k) * time.Second / floodRate, chat: group, id: mynah.MessageID(k + 1), flood: true})
+			events = append(events, event{at: time.Duration(k) * time.Second / floodRate, chat: group, id: mynah.MessageID(1_000_000 + k), flood: true})
 		}
 		slices.SortFunc(events, func(a, b event) int { return int(a.at - b.at) })
 
-		queued := map[mynah.MessageID]time.Time{}
+		due := map[mynah.MessageID]time.Time{} // a burst's last message → when its turn fell due
 		start := time.Now()
 		b.ResetTimer()
 		for n, e := range events {
@@ -94,13 +115,17 @@ func BenchmarkFairness(b *testing.B) {
 			if e.flood {
 				sender = mynah.User{ID: 555, FirstName: "Flooder"}
 			}
-			msg := &mynah.Message{Agent: "Mynah", Chat: e.chat, ID: e.id, Sender: sender, Text: "hello there", Time: time.Now()}
+			now := time.Now()
+			msg := &mynah.Message{Agent: "Mynah", Chat: e.chat, ID: e.id, Sender: sender, Text: "hello there", Time: now}
 			turn := &mynah.Turn{Agent: "Mynah", Chat: e.chat.ID, Target: e.id}
+			if hold > 0 {
+				turn.NotBefore = now.Add(hold)
+			}
 			if _, err := db.Accept(ctx, "Mynah", int64(n+1), mynah.Intake{Chat: e.chat, Message: msg, Turn: turn}); err != nil {
 				b.Fatal(err)
 			}
-			if !e.flood {
-				queued[e.id] = time.Now()
+			if !e.flood && e.id%10 == burst {
+				due[e.id] = now.Add(hold)
 			}
 			r.Wake()
 		}
@@ -109,13 +134,13 @@ func BenchmarkFairness(b *testing.B) {
 		for {
 			model.mu.Lock()
 			served := 0
-			for id := range queued {
+			for id := range due {
 				if _, ok := model.started[id]; ok {
 					served++
 				}
 			}
 			model.mu.Unlock()
-			if served == len(queued) || time.Now().After(deadline) {
+			if served == len(due) || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -124,21 +149,35 @@ func BenchmarkFairness(b *testing.B) {
 		cancel()
 		<-done
 		var waits []time.Duration
+		perChat := map[int]int{}
+		floodCalls := 0
 		model.mu.Lock()
-		for id, q := range queued {
+		for id, d := range due {
 			if s, ok := model.started[id]; ok {
-				waits = append(waits, s.Sub(q))
+				waits = append(waits, max(0, s.Sub(d)))
 			}
 		}
-		calls := model.calls
+		for id := range model.started {
+			if id >= 1_000_000 {
+				floodCalls++
+			} else {
+				perChat[int(id)/10]++
+			}
+		}
 		model.mu.Unlock()
-		if len(waits) != len(queued) {
-			b.Fatalf("%d of %d private messages answered", len(waits), len(queued))
+		if len(waits) != len(due) {
+			b.Fatalf("%d of %d bursts answered", len(waits), len(due))
+		}
+		maxCalls, total := 0, 0
+		for _, n := range perChat {
+			maxCalls, total = max(maxCalls, n), total+n
 		}
 		slices.Sort(waits)
 		b.ReportMetric(float64(waits[len(waits)/2].Milliseconds()), "p50-wait-ms")
 		b.ReportMetric(float64(waits[len(waits)*99/100].Milliseconds()), "p99-wait-ms")
-		b.ReportMetric(float64(calls-chats), "flood-calls")
+		b.ReportMetric(float64(total)/chats, "calls/burst")
+		b.ReportMetric(float64(maxCalls), "max-calls/burst")
+		b.ReportMetric(float64(floodCalls), "flood-calls")
 		b.ReportMetric(float64(window/time.Second*floodRate), "flood-msgs")
 		db.Close()
 	}

@@ -34,7 +34,8 @@ const sendTimeout = 30 * time.Second
 // answer's way back from Telegram and one write transaction, which may queue behind the
 // store's other writers.
 func (r *Runner) deliver(ctx context.Context, p mynah.OutPart) error {
-	out := Outgoing{Chat: p.Chat, ThreadID: p.ThreadID, Text: p.HTML, HTML: p.HTML != "", ReplyTo: p.ReplyTo}
+	out := Outgoing{Chat: p.Chat, ThreadID: p.ThreadID, Text: p.HTML, HTML: p.HTML != "", ReplyTo: p.ReplyTo,
+		Buttons: p.Buttons, Edit: p.Edit}
 	if out.Text == "" {
 		out.Text = p.Plain
 	}
@@ -64,12 +65,27 @@ func (r *Runner) deliver(ctx context.Context, p mynah.OutPart) error {
 	}
 }
 
-// send sends out and, once Telegram accepted it, records p as sent with the message
-// Telegram created, detached from ctx's cancellation: the window deliver describes.
+// send carries out one attempt of p (out is the message, for sends) and, once Telegram
+// accepted it, records p as done with what Telegram created, detached from ctx's
+// cancellation: the window deliver describes.
 func (r *Runner) send(ctx context.Context, p mynah.OutPart, out Outgoing) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
 	defer cancel()
-	sent, err := r.tg.Send(ctx, out)
+	var (
+		sent mynah.Message
+		err  error
+	)
+	switch p.Kind {
+	case mynah.TaskSticker:
+		sent, err = r.tg.Sticker(ctx, p.Chat, p.ThreadID, p.StickerSet, p.Emoji, out.ReplyTo)
+	case mynah.TaskReact:
+		if err := r.tg.React(ctx, p.Chat, p.Target, p.Emoji); err != nil {
+			return err
+		}
+		return r.done(ctx, p, nil)
+	default:
+		sent, err = r.tg.Send(ctx, out)
+	}
 	if err != nil {
 		return err
 	}
@@ -79,6 +95,69 @@ func (r *Runner) send(ctx context.Context, p mynah.OutPart, out Outgoing) error 
 		return fmt.Errorf("recording sent part: %w", err)
 	}
 	return nil
+}
+
+// done records a part that sends no message as carried out.
+func (r *Runner) done(ctx context.Context, p mynah.OutPart, then *mynah.Turn) error {
+	if err := r.store.MarkDone(ctx, p.ID, then); err != nil {
+		return fmt.Errorf("recording part done: %w", err)
+	}
+	return nil
+}
+
+// perform carries out one part of a plan. next is the part after it in the lane, if any:
+// a wait before a message shows "typing…" while it waits.
+func (r *Runner) perform(ctx context.Context, p mynah.OutPart, next *mynah.OutPart) error {
+	switch p.Kind {
+	case mynah.TaskWait:
+		return r.wait(ctx, p, next)
+	case mynah.TaskSchedule:
+		r.log.Info("reminder scheduled", "chat", p.Chat, "at", p.At)
+		return r.done(ctx, p, &mynah.Turn{Chat: p.Chat, ThreadID: p.ThreadID, Static: p.Plain, Due: p.At, Created: r.opts.Now()})
+	}
+	return r.deliver(ctx, p)
+}
+
+// waiting is returned by a wait task that has not elapsed: the lane yields until then,
+// or until a newer message replaces the plan (see lane.replan).
+type waiting struct{ until time.Time }
+
+func (w waiting) Error() string { return "waiting until " + w.until.Format(time.RFC3339Nano) }
+
+// typingEvery is how often "typing…" is repeated; Telegram shows it for about 5 s.
+const typingEvery = 4 * time.Second
+
+// wait carries out a wait task without holding the lane: the first call starts the wait
+// and the lane yields, coming back every typingEvery to show "typing…" again when a
+// message follows. The start is kept in memory only: after a restart the wait begins
+// again, which shortens nothing and lengthens a pause at most once.
+func (r *Runner) wait(ctx context.Context, p mynah.OutPart, next *mynah.OutPart) error {
+	now := r.opts.Now()
+	r.waitsMu.Lock()
+	until, ok := r.waits[p.ID]
+	if !ok {
+		until = now.Add(p.Wait)
+		r.waits[p.ID] = until
+	}
+	r.waitsMu.Unlock()
+	if now.Before(until) {
+		if next != nil && (next.Kind == "" || next.Kind == mynah.TaskSend || next.Kind == mynah.TaskSticker) {
+			r.sendTyping(ctx, p.Chat, p.ThreadID)
+		}
+		if again := now.Add(typingEvery); again.Before(until) {
+			return waiting{until: again}
+		}
+		return waiting{until: until}
+	}
+	r.endWait(p.ID)
+	return r.done(ctx, p, nil)
+}
+
+// endWait forgets a wait that is over or was dropped.
+func (r *Runner) endWait(partID int64) {
+	r.waitsMu.Lock()
+	delete(r.waits, partID)
+	r.waitsMu.Unlock()
 }
 
 // dropBlocked marks the chat blocked and gives up its pending parts: sending to a user who
@@ -92,9 +171,7 @@ func (r *Runner) dropBlocked(ctx context.Context, parts []mynah.OutPart) {
 		r.log.Error("marking chat blocked", "err", err)
 	}
 	for _, p := range parts {
-		if err := r.store.MarkFailed(ctx, p.ID, "bot was blocked by the user"); err != nil {
-			r.log.Error("marking part failed", "part", p.Key, "err", err)
-		}
+		r.giveUp(ctx, p, "bot was blocked by the user")
 	}
 }
 

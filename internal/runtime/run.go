@@ -102,9 +102,17 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 	}
 	var turns []mynah.Turn
 	if !draining {
-		if turns, err = r.store.PendingTurns(ctx, r.agent.Name, scanLimit); err != nil {
+		if turns, err = r.store.PendingTurns(ctx, r.agent.Name, r.opts.Now(), scanLimit); err != nil {
 			r.log.Error("reading turn queue", "err", err)
 			return r.opts.Now().Add(time.Second), false
+		}
+	}
+	var next time.Time
+	if !draining {
+		// Reminders wait in the store, not here: wake when the next one falls due.
+		if next, err = r.store.NextDue(ctx, r.agent.Name, r.opts.Now()); err != nil {
+			r.log.Error("reading scheduled turns", "err", err)
+			next = r.opts.Now().Add(time.Second)
 		}
 	}
 	// Lanes are started in the order of their oldest work, so a chat that has waited
@@ -129,7 +137,6 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 		l.turns = append(l.turns, t)
 	}
 	now := r.opts.Now()
-	var next time.Time
 	for _, c := range order {
 		if active[c] {
 			continue

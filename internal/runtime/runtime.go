@@ -7,11 +7,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/prompt"
+	"github.com/mynah-ai/mynah/internal/tool"
 )
 
 // Store is what the runtime needs from a backend.
@@ -32,13 +34,21 @@ type Outgoing struct {
 	Text     string
 	HTML     bool // Text is Telegram HTML
 	ReplyTo  mynah.MessageID
+	Buttons  [][]mynah.Button // inline keyboard
+	Edit     mynah.MessageID  // edit this message of the agent's instead of sending
 }
 
-// Telegram is the part of the Bot API the runtime uses. Send's errors are classified
-// with the sentinels below (wrapped), so the runtime can react without knowing the wire.
+// Telegram is the part of the Bot API the runtime uses. Errors are classified with the
+// sentinels below (wrapped), so the runtime can react without knowing the wire.
 type Telegram interface {
+	// Send sends o, or edits message o.Edit when it is set (returning the edited message
+	// with Edited set; "message is not modified" counts as done).
 	Send(ctx context.Context, o Outgoing) (mynah.Message, error)
 	Typing(ctx context.Context, chat mynah.ChatID, thread int64) error
+	// Sticker sends the sticker of set whose emoji is emoji.
+	Sticker(ctx context.Context, chat mynah.ChatID, thread int64, set, emoji string, replyTo mynah.MessageID) (mynah.Message, error)
+	// React sets the agent's reaction on a message.
+	React(ctx context.Context, chat mynah.ChatID, msg mynah.MessageID, emoji string) error
 }
 
 // Delivery failures a Telegram implementation reports (wrapped with %w).
@@ -49,6 +59,10 @@ var (
 	ErrReplyMissing = errors.New("message to be replied not found")
 	// ErrBlocked: the user blocked the bot; the chat's pending parts are dropped.
 	ErrBlocked = errors.New("bot was blocked by the user")
+	// ErrRejected: Telegram refused the task for good (a bad request: an unknown sticker,
+	// a message to react to that is gone); trying again cannot help, so the task and
+	// those depending on it are given up, and the rest of the plan goes on.
+	ErrRejected = errors.New("telegram rejected the request")
 )
 
 // RetryAfterError is a flood-control answer: wait After, then send again.
@@ -75,6 +89,19 @@ type Agent struct {
 	Stream bool
 	// Prompt builds each turn's prompt from the store and the layer sources.
 	Prompt *prompt.Assembler
+	// Tools are the agent's tools besides the plan tools; ToolRounds bounds the model
+	// calls of one turn (default 4).
+	Tools      tool.Registry
+	ToolRounds int
+	// StickerSets are the sticker sets the agent may send from (none: no send_sticker).
+	StickerSets []string
+	// TypingDelay precedes each message the model sends with "typing…" for about as long
+	// as a person would take to type it (at most 4 s).
+	TypingDelay bool
+	// TaskRetries is how often a failed task is tried before the lane's plan is dropped
+	// (default 10), TaskRetryDelay the pause between tries (default 10 s).
+	TaskRetries    int
+	TaskRetryDelay time.Duration
 }
 
 // Options tune a Runner. Zero values are usable.
@@ -86,7 +113,22 @@ type Options struct {
 	DraftInterval time.Duration
 	Now           func() time.Time
 	Logger        *slog.Logger
+	// Metrics, if set, counts model calls and how tasks end.
+	Metrics Metrics
 }
+
+// Metrics receives what the runtime counts. Task outcomes are "done", "retried" (one
+// failed try), "rejected" (refused for good) and "dropped" (given up with its plan).
+type Metrics interface {
+	ModelCall(err error, u mynah.Usage, d time.Duration)
+	Task(kind mynah.TaskKind, outcome string)
+}
+
+// noMetrics counts nothing.
+type noMetrics struct{}
+
+func (noMetrics) ModelCall(error, mynah.Usage, time.Duration) {}
+func (noMetrics) Task(mynah.TaskKind, string)                 {}
 
 // Runner runs one agent's lanes. Create it with New and start it with Run.
 type Runner struct {
@@ -96,6 +138,9 @@ type Runner struct {
 	opts  Options
 	log   *slog.Logger
 	wake  chan struct{}
+
+	waitsMu sync.Mutex
+	waits   map[int64]time.Time // wait parts under way: when each ends
 }
 
 // New returns a Runner; it does no I/O.
@@ -112,16 +157,29 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	if opts.Grace <= 0 {
 		opts.Grace = 10 * time.Second
 	}
+	if agent.ToolRounds <= 0 {
+		agent.ToolRounds = 4
+	}
+	if agent.TaskRetries <= 0 {
+		agent.TaskRetries = 10
+	}
+	if agent.TaskRetryDelay <= 0 {
+		agent.TaskRetryDelay = 10 * time.Second
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = noMetrics{}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{
 		agent: agent, store: store, tg: tg, opts: opts,
-		log:  opts.Logger.With("agent", agent.Name),
-		wake: make(chan struct{}, 1),
+		log:   opts.Logger.With("agent", agent.Name),
+		wake:  make(chan struct{}, 1),
+		waits: map[int64]time.Time{},
 	}
 }
 

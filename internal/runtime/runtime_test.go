@@ -49,6 +49,17 @@ func (f *fakeTelegram) Send(_ context.Context, o runtime.Outgoing) (mynah.Messag
 
 func (f *fakeTelegram) Typing(context.Context, mynah.ChatID, int64) error { return nil }
 
+// Sticker and React are recorded among the sends as "sticker:SET/EMOJI" and
+// "react:EMOJI" (ReplyTo holding the message reacted to), so tests see one ordered list.
+func (f *fakeTelegram) Sticker(ctx context.Context, chat mynah.ChatID, thread int64, set, emoji string, replyTo mynah.MessageID) (mynah.Message, error) {
+	return f.Send(ctx, runtime.Outgoing{Chat: chat, ThreadID: thread, Text: "sticker:" + set + "/" + emoji, ReplyTo: replyTo})
+}
+
+func (f *fakeTelegram) React(ctx context.Context, chat mynah.ChatID, msg mynah.MessageID, emoji string) error {
+	_, err := f.Send(ctx, runtime.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
+	return err
+}
+
 func (f *fakeTelegram) Sent() []runtime.Outgoing {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -148,7 +159,7 @@ func TestBurstGetsOneAnswer(t *testing.T) {
 	if sent := tg.Sent(); len(sent) != 1 || sent[0].Text != "answer" {
 		t.Errorf("sent %+v, want one reply with the echoed [meta] line stripped", sent)
 	}
-	pending, _ := db.PendingTurns(t.Context(), "Mynah", 10)
+	pending, _ := db.PendingTurns(t.Context(), "Mynah", time.Now(), 10)
 	if len(pending) != 0 {
 		t.Errorf("%d turns still pending", len(pending))
 	}
@@ -196,7 +207,7 @@ func TestHeldTurnWaitsAndIsReplaced(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("%d model calls, want 1 for the whole paste", len(reqs))
 	}
-	if pending, _ := db.PendingTurns(t.Context(), "Mynah", 10); len(pending) != 0 {
+	if pending, _ := db.PendingTurns(t.Context(), "Mynah", time.Now(), 10); len(pending) != 0 {
 		t.Errorf("%d turns still pending; the held turn should have been replaced", len(pending))
 	}
 }

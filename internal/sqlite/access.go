@@ -96,8 +96,7 @@ func (db *DB) ApprovePairing(ctx context.Context, code string, now time.Time, we
 		if _, err := tx.exec(ctx, db.stmts.ensureChat, p.Agent, chat, string(mynah.ChatPrivate), "", p.User.Username, 0, now.UnixMilli()); err != nil {
 			return err
 		}
-		_, err = tx.exec(ctx, db.stmts.insertTurn, p.Agent, chat, 0, 0, welcome, 0, now.UnixMilli(), 0)
-		return err
+		return db.insertTurnTx(ctx, tx, p.Agent, mynah.Turn{Chat: mynah.ChatID(chat), Static: welcome, Created: now})
 	})
 	if err != nil {
 		return mynah.Pairing{}, fail(ctx, err, "approve pairing code %s", code)

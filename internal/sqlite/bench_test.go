@@ -145,7 +145,7 @@ func BenchmarkPendingTurns(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if ts, err := db.PendingTurns(b.Context(), "a", 512); err != nil || len(ts) != 100 {
+		if ts, err := db.PendingTurns(b.Context(), "a", time.Now(), 512); err != nil || len(ts) != 100 {
 			b.Fatalf("PendingTurns: %d turns, %v", len(ts), err)
 		}
 	}

@@ -11,7 +11,8 @@ import (
 
 const (
 	queryChat    = `SELECT type, title, username, is_forum FROM chats WHERE agent = ? AND chat_id = ?`
-	querySession = `SELECT start_id, started FROM sessions WHERE agent = ? AND chat_id = ? ORDER BY id DESC LIMIT 1`
+	querySession = `SELECT start_id, started FROM sessions WHERE agent = ? AND chat_id = ? AND thread_id = ?
+		ORDER BY id DESC LIMIT 1`
 	queryBlocked = `SELECT blocked FROM chat_state WHERE agent = ? AND chat_id = ?`
 	upsertState  = `INSERT INTO chat_state (agent, chat_id, blocked, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (agent, chat_id) DO UPDATE SET blocked = excluded.blocked, updated_at = excluded.updated_at`
@@ -31,18 +32,18 @@ func (db *DB) Chat(ctx context.Context, agent string, id mynah.ChatID) (mynah.Ch
 	return c, nil
 }
 
-// Session returns agent's current session in chat: the latest reset, or Start 0 (and a
-// zero Started) when the chat was never reset or is unknown.
-func (db *DB) Session(ctx context.Context, agent string, chat mynah.ChatID) (mynah.Session, error) {
-	s := mynah.Session{Agent: agent, Chat: chat}
+// Session returns agent's current session in chat's topic thread: the latest reset there,
+// or Start 0 (and a zero Started) when the topic was never reset or is unknown.
+func (db *DB) Session(ctx context.Context, agent string, chat mynah.ChatID, thread int64) (mynah.Session, error) {
+	s := mynah.Session{Agent: agent, Chat: chat, Thread: thread}
 	var start int64
 	var started sql.NullInt64
-	err := db.stmts.session.QueryRowContext(ctx, agent, int64(chat)).Scan(&start, &started)
+	err := db.stmts.session.QueryRowContext(ctx, agent, int64(chat), thread).Scan(&start, &started)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return s, nil
 	case err != nil:
-		return mynah.Session{}, fail(ctx, err, "session of chat %d of %s", chat, agent)
+		return mynah.Session{}, fail(ctx, err, "session of chat %d topic %d of %s", chat, thread, agent)
 	}
 	s.Start, s.Started = mynah.MessageID(start), fromMillis(started)
 	return s, nil

@@ -20,9 +20,9 @@ const (
 		ON CONFLICT (agent, user_id) DO UPDATE SET first_name = excluded.first_name,
 			last_name = excluded.last_name, username = excluded.username, is_bot = excluded.is_bot,
 			updated_at = excluded.updated_at`
-	insertSession = `INSERT INTO sessions (agent, chat_id, start_id, started) VALUES (?, ?, ?, ?)`
-	insertTurn    = `INSERT INTO turns (agent, chat_id, thread_id, target, static, reply_to, created, not_before)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	insertSession = `INSERT INTO sessions (agent, chat_id, thread_id, start_id, started) VALUES (?, ?, ?, ?, ?)`
+	insertTurn    = `INSERT INTO turns (agent, chat_id, thread_id, target, static, reply_to, created, not_before,
+		buttons, edit_id, due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // Accept records updateID as handled for agent and applies in, in one transaction:
@@ -36,8 +36,9 @@ const (
 //     0 or the intake's chat; Agent is ignored in favour of agent.
 //   - With Edit, the stored message's text, entities and media are replaced and Edited is
 //     set (to the message's Edited, or now); an edit of an unknown message stores it.
-//   - Reset starts a new session whose Start is in.Message.ID: later prompts include only
-//     messages after the reset command. Started is the message's time, or now.
+//   - Reset starts a new session of the message's chat and topic whose Start is
+//     in.Message.ID: later prompts there include only messages after the reset command.
+//     Started is the message's time, or now.
 //   - in.Turn is queued for agent in the chat (Turn.Chat 0 means the intake's chat;
 //     Created 0 means now); its assigned id is not returned.
 //
@@ -89,7 +90,8 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		}
 		if in.Reset {
 			started := orNow(in.Message.Time, db.now)
-			if _, err := tx.exec(ctx, db.stmts.insertSession, agent, int64(chat.ID), int64(in.Message.ID), started.UnixMilli()); err != nil {
+			if _, err := tx.exec(ctx, db.stmts.insertSession, agent, int64(chat.ID), in.Message.ThreadID,
+				int64(in.Message.ID), started.UnixMilli()); err != nil {
 				return err
 			}
 		}
@@ -103,8 +105,9 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 					return err
 				}
 			}
-			if _, err := tx.exec(ctx, db.stmts.insertTurn, agent, int64(tc), t.ThreadID, int64(t.Target), t.Static,
-				int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore)); err != nil {
+			turn := *t
+			turn.Chat = tc
+			if err := db.insertTurnTx(ctx, tx, agent, turn); err != nil {
 				return err
 			}
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // partColumns are the columns scanPart reads from outbox.
-const partColumns = `id, chat_id, thread_id, key, html, plain, reply_to, created`
+const partColumns = `id, chat_id, thread_id, key, html, plain, reply_to, created, kind, task, attempts, turn_id`
 
 const (
 	// queryPendingParts reads the outbox_pending partial index: unsent, unfailed rows only.
@@ -55,12 +55,16 @@ func (db *DB) PendingParts(ctx context.Context, agent string, limit int) ([]myna
 func scanPart(s scanner, p *mynah.OutPart, more ...any) error {
 	var chat, replyTo int64
 	var created sql.NullInt64
-	dest := append([]any{&p.ID, &chat, &p.ThreadID, &p.Key, &p.HTML, &p.Plain, &replyTo, &created}, more...)
+	var kind string
+	var task sql.NullString
+	var turn sql.NullInt64
+	dest := append([]any{&p.ID, &chat, &p.ThreadID, &p.Key, &p.HTML, &p.Plain, &replyTo, &created, &kind, &task, &p.Attempts, &turn}, more...)
 	if err := s.Scan(dest...); err != nil {
 		return err
 	}
+	p.TurnID = turn.Int64
 	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), fromMillis(created)
-	return nil
+	return decodeTask(p, kind, task)
 }
 
 // storedPart returns agent's part with key as stored, and whether it is still pending
@@ -107,9 +111,9 @@ func (db *DB) settle(ctx context.Context, partID int64, fn func(tx *txn, agent s
 // MarkSent records that the part was delivered as sent and, in the same transaction,
 // stores sent as the agent's outgoing message (Outgoing is forced; Chat.ID 0 means the
 // part's chat, ThreadID 0 the part's thread, Time zero now; a message already stored
-// under sent's id is kept). sent.ID, Telegram's message id, must be set. Marking a part
-// that is already sent or failed is a no-op; an unknown part is an error wrapping
-// mynah.ErrNotFound.
+// under sent's id is kept, unless sent.Edited is set: then sent is an edit of it).
+// sent.ID, Telegram's message id, must be set. Marking a part that is already sent or
+// failed is a no-op; an unknown part is an error wrapping mynah.ErrNotFound.
 func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) error {
 	if sent.ID == 0 {
 		return fmt.Errorf("sqlite: mark part %d sent: message has no id", partID)
@@ -131,6 +135,9 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 		if _, err := tx.exec(ctx, db.stmts.ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
 			boolInt(c.IsForum), now.UnixMilli()); err != nil {
 			return err
+		}
+		if !m.Edited.IsZero() { // the part edited a message the agent sent before
+			return db.editMessage(ctx, tx, agent, c.ID, &m)
 		}
 		_, err := db.storeMessage(ctx, tx, agent, c.ID, &m)
 		return err

@@ -27,10 +27,22 @@ type stmts struct {
 	upsertPrompt                                                    *sql.Stmt
 	userPending, countPending, insertPairing, queryPairing          *sql.Stmt
 	approvePairing, setChatMode                                     *sql.Stmt
+	insertUserIfNew                                                 *sql.Stmt
+	markDone, retryPart, setPreview                                 *sql.Stmt
+	insertFact, queryFactNorm, countFactsTx, evictFacts, deleteFact *sql.Stmt
+	deleteAllFacts, queryRemoval, insertRemoval                     *sql.Stmt
 	// On the reader pool.
 	message, history, historyThread, pendingTurns, pendingParts *sql.Stmt
 	chat, session, blocked, promptForReply                      *sql.Stmt
 	approved, pairings, chatMode                                *sql.Stmt
+	chatScope, agentScope, search, searchSender, before, from   *sql.Stmt
+	probe, searchRecent                                         *sql.Stmt
+	dueAt                                                       *sql.Stmt
+	countFacts, listFacts, factsOf                              *sql.Stmt
+	// Summaries (summaries.go).
+	insertSummary, existingRolling, existingPeriodic, insertFlush *sql.Stmt
+	latestRolling, latestPeriodic, summariesDue, between          *sql.Stmt
+	betweenThread, older, promptsAfter, lastTurn                  *sql.Stmt
 
 	all []*sql.Stmt // every statement above, for close
 }
@@ -68,6 +80,20 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.queryPairing, write, queryPairing},
 		{&s.approvePairing, write, approvePairing},
 		{&s.setChatMode, write, upsertChatMode},
+		{&s.markDone, write, markDone},
+		{&s.retryPart, write, retryPart},
+		{&s.setPreview, write, setPreview},
+		{&s.insertFact, write, insertFact},
+		{&s.queryFactNorm, write, queryFactNorm},
+		{&s.countFactsTx, write, countFacts},
+		{&s.evictFacts, write, evictFacts},
+		{&s.deleteFact, write, deleteFact},
+		{&s.deleteAllFacts, write, deleteAllFacts},
+		{&s.queryRemoval, write, queryRemoval},
+		{&s.insertRemoval, write, insertRemoval},
+		{&s.countFacts, read, countFacts},
+		{&s.listFacts, read, queryFacts},
+		{&s.factsOf, read, queryFactsOf},
 		{&s.message, read, queryMessage},
 		{&s.history, read, queryHistory},
 		{&s.historyThread, read, queryHistoryThread},
@@ -80,6 +106,28 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.approved, read, queryApproved},
 		{&s.pairings, read, queryPairings},
 		{&s.chatMode, read, queryChatMode},
+		{&s.insertUserIfNew, write, insertUserIfNew},
+		{&s.chatScope, read, queryChatScope},
+		{&s.agentScope, read, queryAgentScope},
+		{&s.search, read, querySearch},
+		{&s.searchSender, read, querySearchSender},
+		{&s.before, read, queryBefore},
+		{&s.from, read, queryFrom},
+		{&s.probe, read, queryProbe},
+		{&s.searchRecent, read, querySearchRecent},
+		{&s.dueAt, read, queryDueAt},
+		{&s.insertSummary, write, insertSummary},
+		{&s.existingRolling, write, queryExistingRolling},
+		{&s.existingPeriodic, write, queryExistingPeriodic},
+		{&s.insertFlush, write, insertFlush},
+		{&s.latestRolling, read, queryLatestRolling},
+		{&s.latestPeriodic, read, queryLatestPeriodic},
+		{&s.summariesDue, read, querySummariesDue},
+		{&s.between, read, queryBetween},
+		{&s.betweenThread, read, queryBetweenThread},
+		{&s.older, read, queryOlder},
+		{&s.promptsAfter, read, queryPromptsAfter},
+		{&s.lastTurn, read, queryLastTurn},
 	} {
 		st, err := p.on.PrepareContext(ctx, p.query)
 		if err != nil {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -12,21 +13,21 @@ import (
 
 const (
 	// queryPendingTurns reads the turns_pending partial index, which holds undone rows only.
-	queryPendingTurns = `SELECT id, chat_id, thread_id, target, static, reply_to, created, not_before
-		FROM turns WHERE agent = ? AND done_at IS NULL ORDER BY id LIMIT +?`
+	queryPendingTurns = `SELECT id, chat_id, thread_id, target, static, reply_to, created, not_before,
+		buttons, edit_id, due, preview_id FROM turns WHERE agent = ? AND done_at IS NULL AND due <= ? ORDER BY id LIMIT +?`
 	queryTurn  = `SELECT agent, chat_id, thread_id, done_at FROM turns WHERE id = ?`
 	finishTurn = `UPDATE turns SET done_at = ? WHERE id = ?`
-	insertPart = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent, key) DO NOTHING`
+	insertPart = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created, kind, task)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent, key) DO NOTHING`
 )
 
-// PendingTurns returns up to limit unfinished turns of agent, oldest (lowest id) first.
-// A limit <= 0 returns none.
-func (db *DB) PendingTurns(ctx context.Context, agent string, limit int) ([]mynah.Turn, error) {
+// PendingTurns returns up to limit unfinished turns of agent that are due at now, oldest
+// (lowest id) first. A limit <= 0 returns none.
+func (db *DB) PendingTurns(ctx context.Context, agent string, now time.Time, limit int) ([]mynah.Turn, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.stmts.pendingTurns.QueryContext(ctx, agent, limit)
+	rows, err := db.stmts.pendingTurns.QueryContext(ctx, agent, now.UnixMilli(), limit)
 	if err != nil {
 		return nil, fail(ctx, err, "pending turns of %s", agent)
 	}
@@ -36,13 +37,21 @@ func (db *DB) PendingTurns(ctx context.Context, agent string, limit int) ([]myna
 		t := mynah.Turn{Agent: agent}
 		var chat, target, replyTo int64
 		var created sql.NullInt64
-		var notBefore int64
-		if err := rows.Scan(&t.ID, &chat, &t.ThreadID, &target, &t.Static, &replyTo, &created, &notBefore); err != nil {
+		var notBefore, due, edit, preview int64
+		var buttons sql.NullString
+		if err := rows.Scan(&t.ID, &chat, &t.ThreadID, &target, &t.Static, &replyTo, &created, &notBefore,
+			&buttons, &edit, &due, &preview); err != nil {
 			return nil, fail(ctx, err, "pending turns of %s", agent)
 		}
 		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), fromMillis(created)
-		if notBefore > 0 {
-			t.NotBefore = time.UnixMilli(notBefore).UTC()
+		t.NotBefore, t.Due, t.Edit = fromMillis(sql.NullInt64{Int64: notBefore, Valid: true}), fromMillis(sql.NullInt64{Int64: due, Valid: true}), mynah.MessageID(edit)
+		t.Preview = mynah.MessageID(preview)
+		if buttons.Valid {
+			var rows [][]buttonJSON
+			if err := json.Unmarshal([]byte(buttons.String), &rows); err != nil {
+				return nil, fail(ctx, fmt.Errorf("turn %d: buttons: %w", t.ID, err), "pending turns of %s", agent)
+			}
+			t.Buttons = decodeButtons(rows)
 		}
 		out = append(out, t)
 	}
@@ -131,8 +140,16 @@ func (db *DB) enqueuePart(ctx context.Context, tx *txn, turnID int64, agent stri
 		p.Chat, p.ThreadID = chat, thread
 	}
 	created := orNow(p.Created, db.now).UnixMilli()
+	task, err := encodeTask(p)
+	if err != nil {
+		return mynah.OutPart{}, false, err
+	}
+	kind := p.Kind
+	if kind == "" {
+		kind = mynah.TaskSend
+	}
 	res, err := tx.exec(ctx, db.stmts.insertPart, agent, int64(p.Chat), p.ThreadID, p.Key, p.HTML, p.Plain,
-		int64(p.ReplyTo), turnID, created)
+		int64(p.ReplyTo), turnID, created, string(kind), task)
 	if err != nil {
 		return mynah.OutPart{}, false, err
 	}
@@ -147,6 +164,6 @@ func (db *DB) enqueuePart(ctx context.Context, tx *txn, turnID int64, agent stri
 	if p.ID, err = res.LastInsertId(); err != nil {
 		return mynah.OutPart{}, false, err
 	}
-	p.Agent, p.Created = agent, fromMillis(sql.NullInt64{Int64: created, Valid: true})
+	p.Agent, p.Created, p.TurnID = agent, fromMillis(sql.NullInt64{Int64: created, Valid: true}), turnID
 	return p, true, nil
 }

@@ -61,10 +61,10 @@ func testAgentsIsolated(t *testing.T, b Backend) {
 	if c, err := s.Chat(ctx, agentA, group.ID); err != nil || c.Title != group.Title {
 		t.Errorf("ada's chat = %+v, %v; want title %q", c, err, group.Title)
 	}
-	if sess, err := s.Session(ctx, agentA, group.ID); err != nil || sess.Start != 0 {
+	if sess, err := s.Session(ctx, agentA, group.ID, 0); err != nil || sess.Start != 0 {
 		t.Errorf("ada's session = %+v, %v; want Start 0", sess, err)
 	}
-	if sess, err := s.Session(ctx, agentB, group.ID); err != nil || sess.Start != 3 {
+	if sess, err := s.Session(ctx, agentB, group.ID, 0); err != nil || sess.Start != 3 {
 		t.Errorf("bob's session = %+v, %v; want Start 3", sess, err)
 	}
 	if got := pendingTurns(t, s, agentA, 10); len(got) != 0 {

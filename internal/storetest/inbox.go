@@ -204,7 +204,7 @@ func testEditUnknown(t *testing.T, b Backend) {
 func testReset(t *testing.T, b Backend) {
 	s := b.Open(t)
 	ctx := t.Context()
-	if got, err := s.Session(ctx, agentA, group.ID); err != nil || got.Start != 0 {
+	if got, err := s.Session(ctx, agentA, group.ID, 0); err != nil || got.Start != 0 {
 		t.Fatalf("Session before any reset = %+v, %v; want Start 0", got, err)
 	}
 	for id := 1; id <= 4; id++ {
@@ -216,7 +216,7 @@ func testReset(t *testing.T, b Backend) {
 		post(t, s, agentA, message(group, id, "new"))
 	}
 
-	sess, err := s.Session(ctx, agentA, group.ID)
+	sess, err := s.Session(ctx, agentA, group.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,10 +235,10 @@ func testReset(t *testing.T, b Backend) {
 	}
 	// The current session is the latest reset; other chats are unaffected.
 	accept(t, s, agentA, 8, mynah.Intake{Chat: group, Message: message(group, 8, "/reset"), Reset: true})
-	if got, err := s.Session(ctx, agentA, group.ID); err != nil || got.Start != 8 {
+	if got, err := s.Session(ctx, agentA, group.ID, 0); err != nil || got.Start != 8 {
 		t.Errorf("Session after a second reset = %+v, %v; want Start 8", got, err)
 	}
-	if got, err := s.Session(ctx, agentA, dm.ID); err != nil || got.Start != 0 {
+	if got, err := s.Session(ctx, agentA, dm.ID, 0); err != nil || got.Start != 0 {
 		t.Errorf("Session of another chat = %+v, %v; want Start 0", got, err)
 	}
 }

@@ -30,7 +30,8 @@ func part(turn mynah.Turn, i int, text string) mynah.OutPart {
 		ReplyTo: turn.Target, Created: at(1000 + i)}
 }
 
-var ignorePartID = cmpopts.IgnoreFields(mynah.OutPart{}, "ID")
+// ignorePartID ignores what the store assigns: the part id and its turn (checked where it matters).
+var ignorePartID = cmpopts.IgnoreFields(mynah.OutPart{}, "ID", "TurnID")
 
 // testTurnQueue: queued turns come back oldest first with what was queued, and leave the
 // queue when finished.

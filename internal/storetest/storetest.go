@@ -54,6 +54,7 @@ func Run(t *testing.T, b Backend) {
 		{"NotFound", testNotFound},
 		{"ChatLatestWins", testChatLatestWins},
 		{"Reset", testReset},
+		{"TopicSessions", testTopicSessions},
 		{"TurnQueue", testTurnQueue},
 		{"FinishTurnIdempotent", testFinishTurnIdempotent},
 		{"FinishTurnAtomic", testFinishTurnAtomic},
@@ -63,6 +64,10 @@ func Run(t *testing.T, b Backend) {
 		{"OutboxKeysUnique", testOutboxKeysUnique},
 		{"MarkSent", testMarkSent},
 		{"MarkFailed", testMarkFailed},
+		{"PlanRoundTrip", testPlanRoundTrip},
+		{"MarkDone", testMarkDone},
+		{"RetryPart", testRetryPart},
+		{"SetPreview", testSetPreview},
 		{"Blocked", testBlocked},
 		{"AgentsIsolated", testAgentsIsolated},
 		{"RecordUsage", testRecordUsage},
@@ -166,7 +171,7 @@ func getMessage(t *testing.T, s mynah.Store, agent string, chat mynah.ChatID, id
 
 func pendingTurns(t *testing.T, s mynah.Store, agent string, limit int) []mynah.Turn {
 	t.Helper()
-	ts, err := s.PendingTurns(t.Context(), agent, limit)
+	ts, err := s.PendingTurns(t.Context(), agent, time.Now(), limit)
 	if err != nil {
 		t.Fatalf("PendingTurns(%s, %d): %v", agent, limit, err)
 	}

@@ -36,6 +36,8 @@ type Update struct {
 	// MediaGroup is the album the message belongs to ("" if none): the other items arrive
 	// as separate updates moments later.
 	MediaGroup string
+	// Callback is the button press of a callback_query update, in Chat; nil otherwise.
+	Callback *Callback
 }
 
 // Normalize maps a Telegram update onto the domain. It keeps everything mynah may need of a
@@ -69,6 +71,7 @@ func Normalize(u telego.Update) Update {
 	switch {
 	case u.CallbackQuery != nil:
 		us = append(us, user(&u.CallbackQuery.From))
+		out.Callback = callback(u.CallbackQuery)
 		if msg := u.CallbackQuery.Message; msg != nil {
 			out.Chat = chat(msg.GetChat())
 		}

@@ -102,7 +102,8 @@ func TestNormalize(t *testing.T) {
 			Message: &mynah.Message{Chat: birdClub, ID: 2070, Sender: anna, Time: at(1763684260),
 				Media: []mynah.Media{{Kind: "new_chat_members"}}}}},
 		{"callback_query", Update{ID: 730020, Kind: "callback_query", Chat: annaChat,
-			Users: []mynah.User{anna}}},
+			Users:    []mynah.User{anna},
+			Callback: &Callback{ID: "4382bfdwdsb323b2d9", From: anna, Message: 26, Data: "seed_a"}}},
 		{"unknown_kind", Update{ID: 730015, Kind: "unknown"}},
 		// Content newer than telego is kept as placeholders rather than an empty message.
 		{"unknown_field", Update{ID: 730016, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},

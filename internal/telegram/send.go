@@ -14,8 +14,9 @@ type Outgoing struct {
 	Chat     mynah.ChatID
 	ThreadID int64 // forum topic; 0 for none
 	Text     string
-	HTML     bool            // send with parse_mode HTML; Text must then be Telegram HTML
-	ReplyTo  mynah.MessageID // reply to this message of Chat; 0 for none
+	HTML     bool             // send with parse_mode HTML; Text must then be Telegram HTML
+	ReplyTo  mynah.MessageID  // reply to this message of Chat; 0 for none
+	Buttons  [][]mynah.Button // inline keyboard under the message; see keyboard
 }
 
 // Send sends o (sendMessage) and returns the message Telegram created, mapped like an
@@ -30,6 +31,11 @@ func (b *Bot) Send(ctx context.Context, o Outgoing) (mynah.Message, error) {
 	}
 	if o.HTML {
 		p.ParseMode = telego.ModeHTML
+	}
+	if kb, err := keyboard(o.Buttons); err != nil {
+		return mynah.Message{}, err
+	} else if kb != nil {
+		p.ReplyMarkup = kb
 	}
 	if o.ReplyTo != 0 {
 		// Name the chat: telego would otherwise send "chat_id":"".
@@ -106,24 +112,6 @@ func (b *Bot) MemberCount(ctx context.Context, chat mynah.ChatID) (int, error) {
 		return 0, b.fail("getChatMemberCount", err)
 	}
 	return *n, nil
-}
-
-// Command is one entry of the bot's command menu.
-type Command struct {
-	Name        string // without '/': 1-32 lowercase letters, digits and underscores
-	Description string // 1-256 characters
-}
-
-// SetCommands replaces the bot's command menu for all chats (setMyCommands, default scope).
-func (b *Bot) SetCommands(ctx context.Context, cmds []Command) error {
-	list := make([]telego.BotCommand, len(cmds))
-	for i, c := range cmds {
-		list[i] = telego.BotCommand{Command: c.Name, Description: c.Description}
-	}
-	if err := b.api.SetMyCommands(ctx, &telego.SetMyCommandsParams{Commands: list}); err != nil {
-		return b.fail("setMyCommands", err)
-	}
-	return nil
 }
 
 // SetWebhook asks Telegram to deliver updates to url with secret in the

@@ -12,15 +12,16 @@
 //
 // Tests inject user activity (SendPrivate, SendGroup, EditMessage,
 // PressButton, Inject), read what bots did (Sent, WaitSent, Actions, Drafts,
-// Reactions, Commands, Calls, Subscribe) and script failures (FailNext,
-// Block).
+// Reactions, Commands, Calls, CallbackAnswers, SentMessage.Buttons,
+// Subscribe) and script failures (FailNext, Block).
 //
 // Documented deviations from the real service: webhooks may use plain http
 // on loopback hosts and any port there (like the server's local mode) and are
 // delivered one update at a time whatever max_connections says; file URLs
 // given to sendPhoto and friends are not fetched; Markdown and MarkdownV2
 // texts are not parsed (they are kept as sent); inline messages, business
-// connections and flood limits are not emulated (use FailNext for 429s).
+// connections and flood limits are not emulated (use FailNext for 429s);
+// callback queries never expire (the official server refuses late answers).
 // Spec methods without an emulation succeed with true when they return only
 // Boolean, and fail with a violation otherwise.
 package telegramtest

@@ -235,7 +235,10 @@ func (s *Server) Inject(token string, u Update) Update {
 }
 
 // PressButton delivers a callback_query for an inline button with data on
-// the message messageID that a bot sent to chatID, to that bot.
+// the message messageID that a bot sent to chatID, to that bot. As in a
+// Telegram client, only a button the message shows now can be pressed: data
+// that none of its buttons carries is an error. The bot may answer the query
+// once (answerCallbackQuery; see CallbackAnswers).
 func (s *Server) PressButton(from User, chatID int64, messageID int, data string) (Update, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -247,6 +250,9 @@ func (s *Server) PressButton(from User, chatID int64, messageID int, data string
 		if sm == nil || sm.botID == 0 {
 			continue
 		}
+		if !hasButton(sm.msg.ReplyMarkup, data) {
+			return Update{}, fmt.Errorf("telegramtest: message %d in chat %d has no button with data %q", messageID, chatID, data)
+		}
 		for _, b := range s.bots {
 			if b.user.ID == sm.botID {
 				s.users[from.ID] = from
@@ -255,6 +261,10 @@ func (s *Server) PressButton(from User, chatID int64, messageID int, data string
 					ID: strconv.FormatInt(from.ID, 10) + "-" + strconv.Itoa(b.nextUpdateID), From: from, Message: &msg,
 					ChatInstance: strconv.FormatInt(chatID, 10), Data: data,
 				}
+				if s.presses == nil {
+					s.presses = map[string]pressed{}
+				}
+				s.presses[q.ID] = pressed{botID: b.user.ID, from: from.ID, chatID: chatID, messageID: messageID, data: data}
 				return s.enqueue(b, Update{CallbackQuery: q}), nil
 			}
 		}

@@ -25,6 +25,9 @@ type outgoing struct {
 func (s *Server) send(b *bot, p params, out outgoing) (any, string, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if e := checkKeyboard(p); e != nil {
+		return nil, "", e
+	}
 	cs, e := s.chatFor(b, p)
 	if e != nil {
 		return nil, "", e
@@ -136,6 +139,9 @@ func (s *Server) editMessageText(_ context.Context, b *bot, p params) (any, stri
 	}
 	f, e := parsed.finish(messageRule())
 	if e != nil {
+		return nil, "", e
+	}
+	if e := checkKeyboard(p); e != nil {
 		return nil, "", e
 	}
 	markup := inlineMarkup(p)

@@ -73,12 +73,15 @@ type Server struct {
 	blocked      map[int64]bool
 	faults       map[string][]fault // by lower-case method
 	files        map[string]*storedFile
+	stickerSets  map[string]*StickerSet // by name; see AddStickerSet
 	filePaths    map[string]*storedFile
 	fileSeq      int
 	sent         []*SentMessage
 	actions      []Action
 	drafts       []Draft
 	reactions    []Reaction
+	presses      map[string]pressed // callback queries not yet answered, by id
+	answers      []CallbackAnswer
 	calls        []Call
 	violations   []error
 	warnings     []string
@@ -327,12 +330,16 @@ func (s *Server) handler(name string) handlerFunc {
 		return s.sendPhoto
 	case "sendSticker":
 		return s.sendSticker
+	case "getStickerSet":
+		return s.getStickerSet
 	case "sendDocument":
 		return s.sendDocument
 	case "getFile":
 		return s.getFile
 	case "getChatMemberCount":
 		return s.getChatMemberCount
+	case "answerCallbackQuery":
+		return s.answerCallbackQuery
 	}
 	return nil
 }

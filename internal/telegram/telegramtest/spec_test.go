@@ -94,7 +94,8 @@ func TestEmulatorOutputConforms(t *testing.T) {
 		{"sendMessage", map[string]any{"chat_id": alice.ID, "text": "<a href=\"https://x.y\">x</a> <pre><code class=\"language-go\">x</code></pre>", "parse_mode": "HTML",
 			"reply_parameters": map[string]any{"message_id": in.MessageID},
 			"reply_markup":     map[string]any{"inline_keyboard": [][]map[string]any{{{"text": "ok", "callback_data": "ok"}}}}}},
-		{"editMessageText", map[string]any{"chat_id": alice.ID, "message_id": in.MessageID + 1, "text": "changed"}},
+		{"editMessageText", map[string]any{"chat_id": alice.ID, "message_id": in.MessageID + 1, "text": "changed",
+			"reply_markup": map[string]any{"inline_keyboard": [][]map[string]any{{{"text": "ok", "callback_data": "ok"}}}}}},
 		{"sendChatAction", map[string]any{"chat_id": alice.ID, "action": "typing"}},
 		{"sendMessageDraft", map[string]any{"chat_id": alice.ID, "draft_id": 1, "text": "..."}},
 		{"setMessageReaction", map[string]any{"chat_id": alice.ID, "message_id": in.MessageID, "reaction": []map[string]any{{"type": "emoji", "emoji": "🔥"}}}},
@@ -119,7 +120,9 @@ func TestEmulatorOutputConforms(t *testing.T) {
 	if len(us) != 6 {
 		t.Errorf("got %d updates, want 6", len(us))
 	}
-	srv.PressButton(alice, alice.ID, in.MessageID+1, "ok")
+	if _, err := srv.PressButton(alice, alice.ID, in.MessageID+1, "ok"); err != nil {
+		t.Fatal(err)
+	}
 	if got := srv.Pending(tok); len(got) != 7 || got[6].CallbackQuery == nil {
 		t.Errorf("pending after PressButton = %d", len(got))
 	}

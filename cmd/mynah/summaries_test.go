@@ -1,0 +1,89 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mynah-ai/mynah/internal/llm/llmtest"
+	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
+)
+
+// TestRollingSummary: when a group's history outgrows a small prompt, the messages left
+// out are summarized (after a silent memory flush), the next answer's prompt carries the
+// summary, and every raw message stays stored.
+func TestRollingSummary(t *testing.T) {
+	h := newHarness(t, harnessOptions{Front: "context_tokens: 1500\nreply_tokens: 200\n" +
+		"summaries: {min_messages: 5, check_every: 20ms, week_every: 0s, month_every: 0s}\n"})
+	const summary = "Bob went on about the heron colony at length."
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		switch {
+		case slices.Contains(r.Tools, "remember") && strings.Contains(r.System, "scroll out"):
+			return llmtest.Reply{Text: "nothing to save"}
+		case strings.Contains(r.System, "running summary"):
+			return llmtest.Reply{Text: summary}
+		}
+		return llmtest.Reply{Text: "answer"}
+	})
+	h.start()
+	group := telegramtest.Supergroup(-100321, "Herons")
+	for i := 1; i <= 30; i++ {
+		h.emu.SendGroup(group, bob, fmt.Sprintf("Message %d about herons: %s", i, strings.Repeat("they stand very still in the shallow water ", 5)))
+	}
+	h.emu.SendGroup(group, alice, "@mynah_bot what did Bob say?")
+	h.waitSent(group.ID, 1)
+
+	db, err := sql.Open("sqlite", filepath.Join(h.dir, "data", "mynah.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var first, last int
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := db.QueryRow(`SELECT first_id, last_id FROM summaries WHERE agent = 'Mynah' AND chat_id = ? AND kind = 'rolling'`, group.ID).Scan(&first, &last)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no rolling summary was written: %v\n%s", err, h.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if first != 1 || last < 5 || last >= 30 {
+		t.Errorf("the summary covers messages %d–%d, want 1 to one of the older messages", first, last)
+	}
+
+	h.emu.SendGroup(group, alice, "@mynah_bot and now?")
+	h.waitSent(group.ID, 2)
+	var answers []llmtest.Recorded
+	for _, r := range h.llm.Requests() {
+		if len(r.Tools) == 0 || !strings.Contains(r.System, "scroll out") {
+			if !strings.Contains(r.System, "running summary") {
+				answers = append(answers, r)
+			}
+		}
+	}
+	if len(answers) != 2 {
+		t.Fatalf("%d answer requests, want 2", len(answers))
+	}
+	want := fmt.Sprintf("summary of messages %d–%d", first, last)
+	if !strings.Contains(answers[1].System, summary) || !strings.Contains(answers[1].System, want) {
+		t.Errorf("the second answer's prompt lacks the summary (%q, %q):\n%s", want, summary, answers[1].System)
+	}
+	if strings.Contains(answers[0].System, summary) {
+		t.Error("the first answer's prompt holds a summary written after it")
+	}
+	h.stop()
+	var stored int
+	if err := db.QueryRow(`SELECT count(*) FROM messages WHERE agent = 'Mynah' AND chat_id = ?`, group.ID).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored != 34 { // 30 of Bob's, two questions, two answers
+		t.Errorf("%d messages stored, want all 34", stored)
+	}
+}

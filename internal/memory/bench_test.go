@@ -1,0 +1,113 @@
+package memory_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/memory"
+	"github.com/mynah-ai/mynah/internal/memory/locomo"
+	"github.com/mynah-ai/mynah/internal/sqlite"
+)
+
+// BenchmarkSearch measures a memory search as the agent runs it (terms, BM25 candidates,
+// ranking) over 100,000 stored messages of one agent in one chat: LoCoMo's turns repeated
+// (realistic chat text and word frequencies), queried with LoCoMo's questions. It reports
+// the 95th percentile next to the mean. It skips without the LoCoMo data.
+func BenchmarkSearch(b *testing.B) {
+	f, err := os.Open(locomoPath)
+	if err != nil {
+		b.Skipf("LoCoMo data not available: %v", err)
+	}
+	convs, err := locomo.Load(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	const n = 100_000
+	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
+	var (
+		msgs      []mynah.Message
+		questions []string
+		t0        = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	)
+	for len(msgs) < n {
+		for _, c := range convs {
+			for _, t := range c.Turns {
+				if len(msgs) == n {
+					break
+				}
+				id := len(msgs) + 1
+				msgs = append(msgs, mynah.Message{ID: mynah.MessageID(id), Time: t0.Add(time.Duration(id) * time.Minute),
+					Sender: mynah.User{ID: mynah.UserID(1 + id%7), FirstName: t.Speaker}, Text: t.Text})
+			}
+		}
+	}
+	for _, c := range convs {
+		for _, q := range c.Questions {
+			questions = append(questions, q.Text)
+		}
+	}
+	start := time.Now()
+	for batch := range slices.Chunk(msgs, 1000) {
+		if _, err := db.ImportMessages(b.Context(), "a", chat, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("imported %d messages in %v", n, time.Since(start).Round(time.Millisecond))
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+	for _, scope := range []struct {
+		name string
+		chat mynah.ChatID
+	}{{"chat", chat.ID}, {"agent", 0}} {
+		b.Run(scope.name, func(b *testing.B) {
+			var took []time.Duration
+			i := 0
+			for b.Loop() {
+				q := questions[i%len(questions)]
+				i++
+				t := time.Now()
+				if _, err := s.Search(b.Context(), memory.Query{Agent: "a", Chat: scope.chat, Text: q, K: 10}); err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(t))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
+}
+
+// BenchmarkImport measures ImportMessages, 1,000 messages a transaction, each indexed
+// by the history index's trigger.
+func BenchmarkImport(b *testing.B) {
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	chat := mynah.Chat{ID: -100300, Type: mynah.ChatSupergroup}
+	next := 0
+	batch := make([]mynah.Message, 1000)
+	for b.Loop() {
+		for i := range batch {
+			next++
+			batch[i] = mynah.Message{ID: mynah.MessageID(next), Time: time.Unix(int64(next), 0), Sender: mynah.User{ID: 1, FirstName: "Alice"},
+				Text: fmt.Sprintf("message %d about the weekend hike, the weather and what to bring", next)}
+		}
+		if _, err := db.ImportMessages(b.Context(), "a", chat, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "msgs/s")
+}

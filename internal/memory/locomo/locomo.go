@@ -1,0 +1,150 @@
+// Package locomo reads the LoCoMo long-conversation benchmark (Maharana et al., ACL 2024;
+// licence CC BY-NC 4.0: benchmark use only, never shipped) and scores retrieval on it:
+// turn recall@k and session recall@k per question category, following the protocol of
+// the repository's bench/README.md.
+package locomo
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// Turn is one utterance of a conversation.
+type Turn struct {
+	Session, Index int // D<Session>:<Index>
+	Speaker        string
+	Text           string // with the caption of a shared image appended
+	Time           time.Time
+}
+
+// ID is the turn's message id in its chat: Session·1000 + Index, so ids grow through the
+// conversation and turns of different sessions are never adjacent.
+func (t Turn) ID() mynah.MessageID { return TurnID(t.Session, t.Index) }
+
+// TurnID is the message id of turn D<session>:<index>.
+func TurnID(session, index int) mynah.MessageID { return mynah.MessageID(session*1000 + index) }
+
+// Question is a question with the turns that hold its answer.
+type Question struct {
+	Text     string
+	Category int               // 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial
+	Evidence []mynah.MessageID // normalised, existing turns only; never empty
+}
+
+// Conversation is one sample: two speakers' sessions and the questions about them.
+type Conversation struct {
+	ID        string
+	Speakers  [2]string
+	Turns     []Turn
+	Questions []Question
+}
+
+type rawSample struct {
+	SampleID     string                     `json:"sample_id"`
+	Conversation map[string]json.RawMessage `json:"conversation"`
+	QA           []struct {
+		Question string `json:"question"`
+		Category int    `json:"category"`
+		Evidence []string
+	} `json:"qa"`
+}
+
+type rawTurn struct {
+	Speaker string `json:"speaker"`
+	DiaID   string `json:"dia_id"`
+	Text    string `json:"text"`
+	Caption string `json:"blip_caption"`
+}
+
+// evidenceID finds the turn ids in an evidence string; the release writes some as
+// "D8:6; D9:17", "D:11:26" or "D30:05".
+var evidenceID = regexp.MustCompile(`D:?(\d+):(\d+)`)
+
+// sessionTime is how LoCoMo writes a session's date: "1:56 pm on 8 May, 2023".
+const sessionTime = "3:04 pm on 2 January, 2006"
+
+// Load reads the LoCoMo JSON (an array of samples). Evidence is normalised; ids that
+// then point at no turn are dropped, and a question left without evidence is left out.
+func Load(r io.Reader) ([]Conversation, error) {
+	var raw []rawSample
+	if err := json.NewDecoder(r).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("locomo: %w", err)
+	}
+	out := make([]Conversation, 0, len(raw))
+	for _, s := range raw {
+		c, err := conversation(s)
+		if err != nil {
+			return nil, fmt.Errorf("locomo: sample %s: %w", s.SampleID, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func conversation(s rawSample) (Conversation, error) {
+	c := Conversation{ID: s.SampleID}
+	for i, key := range []string{"speaker_a", "speaker_b"} {
+		if err := json.Unmarshal(s.Conversation[key], &c.Speakers[i]); err != nil {
+			return c, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	exists := map[mynah.MessageID]bool{}
+	for n := 1; ; n++ {
+		key := "session_" + strconv.Itoa(n)
+		body, ok := s.Conversation[key]
+		if !ok {
+			break
+		}
+		var date string
+		if err := json.Unmarshal(s.Conversation[key+"_date_time"], &date); err != nil {
+			return c, fmt.Errorf("%s_date_time: %w", key, err)
+		}
+		start, err := time.Parse(sessionTime, strings.ToLower(date))
+		if err != nil {
+			return c, fmt.Errorf("%s_date_time %q: %w", key, date, err)
+		}
+		var turns []rawTurn
+		if err := json.Unmarshal(body, &turns); err != nil {
+			return c, fmt.Errorf("%s: %w", key, err)
+		}
+		for _, rt := range turns {
+			m := evidenceID.FindStringSubmatch(rt.DiaID)
+			if m == nil {
+				return c, fmt.Errorf("%s: dia_id %q", key, rt.DiaID)
+			}
+			sess, _ := strconv.Atoi(m[1])
+			idx, _ := strconv.Atoi(m[2])
+			text := rt.Text
+			if rt.Caption != "" {
+				text += " [shared a photo: " + rt.Caption + "]"
+			}
+			t := Turn{Session: sess, Index: idx, Speaker: rt.Speaker, Text: text, Time: start.Add(time.Duration(idx) * time.Second)}
+			exists[t.ID()] = true
+			c.Turns = append(c.Turns, t)
+		}
+	}
+	for _, q := range s.QA {
+		var ev []mynah.MessageID
+		for _, e := range q.Evidence {
+			for _, m := range evidenceID.FindAllStringSubmatch(e, -1) {
+				sess, _ := strconv.Atoi(m[1])
+				idx, _ := strconv.Atoi(m[2])
+				if id := TurnID(sess, idx); exists[id] && !slices.Contains(ev, id) {
+					ev = append(ev, id)
+				}
+			}
+		}
+		if len(ev) > 0 {
+			c.Questions = append(c.Questions, Question{Text: q.Question, Category: q.Category, Evidence: ev})
+		}
+	}
+	return c, nil
+}

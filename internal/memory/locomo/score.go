@@ -1,0 +1,93 @@
+package locomo
+
+import (
+	"slices"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// Categories names LoCoMo's question categories by their id in the release.
+var Categories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+// Recall accumulates recall@k over questions.
+type Recall struct {
+	Questions int
+	Turn      []float64 // per k: sum of turn recall; divide by Questions
+	Session   []float64 // per k: sum of session recall
+}
+
+// Mean returns the mean turn and session recall at each k.
+func (r Recall) Mean() (turn, session []float64) {
+	turn, session = make([]float64, len(r.Turn)), make([]float64, len(r.Session))
+	for i := range r.Turn {
+		if r.Questions > 0 {
+			turn[i], session[i] = r.Turn[i]/float64(r.Questions), r.Session[i]/float64(r.Questions)
+		}
+	}
+	return turn, session
+}
+
+// Report is recall@k for categories 1–4 together, for all five, and per category.
+type Report struct {
+	K          []int
+	Core, All  Recall // Core: categories 1–4
+	ByCategory map[int]*Recall
+}
+
+// NewReport returns an empty report for the cut-offs ks.
+func NewReport(ks []int) *Report {
+	r := &Report{K: ks, ByCategory: map[int]*Recall{}}
+	r.Core, r.All = r.recall(), r.recall()
+	return r
+}
+
+func (r *Report) recall() Recall {
+	return Recall{Turn: make([]float64, len(r.K)), Session: make([]float64, len(r.K))}
+}
+
+// Add scores one question given the message ids retrieved for it, best first.
+func (r *Report) Add(q Question, retrieved []mynah.MessageID) {
+	cat := r.ByCategory[q.Category]
+	if cat == nil {
+		c := r.recall()
+		cat = &c
+		r.ByCategory[q.Category] = cat
+	}
+	targets := []*Recall{&r.All, cat}
+	if q.Category >= 1 && q.Category <= 4 {
+		targets = append(targets, &r.Core)
+	}
+	sessions := func(ids []mynah.MessageID) []int {
+		var out []int
+		for _, id := range ids {
+			if s := int(id) / 1000; !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	wantSessions := sessions(q.Evidence)
+	for _, t := range targets {
+		t.Questions++
+	}
+	for i, k := range r.K {
+		top := retrieved[:min(k, len(retrieved))]
+		turnHits := 0
+		for _, e := range q.Evidence {
+			if slices.Contains(top, e) {
+				turnHits++
+			}
+		}
+		got := sessions(top)
+		sessHits := 0
+		for _, s := range wantSessions {
+			if slices.Contains(got, s) {
+				sessHits++
+			}
+		}
+		for _, t := range targets {
+			t.Turn[i] += float64(turnHits) / float64(len(q.Evidence))
+			t.Session[i] += float64(sessHits) / float64(len(wantSessions))
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/prompt"
+	"github.com/mynah-ai/mynah/internal/tool"
+)
+
+func TestTerms(t *testing.T) {
+	stop := stopWords()
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"What did Caroline's friend say about the mill?", []string{"caroline", "friend", "say", "mill"}},
+		{`"NEAR" (owls*) AND col:umn -x`, []string{"near", "owls", "col", "umn"}},
+		{"Що ти казав про вчорашню зустріч?", []string{"казав", "вчорашню", "зустріч"}},
+		{"Когда мы обсуждали новую книгу?", []string{"обсуждали", "новую", "книгу"}},
+		{"the and of is", nil},
+		{"Café café CAFÉ 2024 7 x", []string{"café", "2024", "7"}},
+	} {
+		if got := Terms(c.in, stop); !cmp.Equal(got, c.want, cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })) {
+			t.Errorf("Terms(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestFuse(t *testing.T) {
+	kw := []Scored{{"a", 10}, {"b", 5}, {"c", 1}}
+	if got := Fuse(kw, nil, Weights{}); !slices.EqualFunc(got, []Scored{{"a", 1}, {"b", 0.5}, {"c", 0.1}}, func(x, y Scored) bool {
+		return x.Key == y.Key && x.Score-y.Score < 1e-9 && y.Score-x.Score < 1e-9
+	}) {
+		t.Errorf("keyword only: %v, want the keyword order normalised", got)
+	}
+	// A keyword-only hit outranks a weak vector-only one and is never dropped.
+	got := Fuse(kw, []Scored{{"d", 0.2}, {"b", 0.9}}, Weights{})
+	var keys []string
+	for _, s := range got {
+		keys = append(keys, s.Key)
+	}
+	if want := []string{"b", "a", "d", "c"}; !slices.Equal(keys, want) {
+		t.Errorf("fused order %v, want %v", keys, want)
+	}
+}
+
+func TestRecency(t *testing.T) {
+	now := time.Date(2025, 1, 31, 0, 0, 0, 0, time.UTC)
+	r := Recency{Weight: 1, HalfLife: 24 * time.Hour}
+	if got := r.apply(1, now, now); got != 2 {
+		t.Errorf("fresh item: %v, want 2", got)
+	}
+	if got := r.apply(1, now.Add(-24*time.Hour), now); got != 1.5 {
+		t.Errorf("one half-life old: %v, want 1.5", got)
+	}
+	if got := (Recency{}).apply(3, now, now); got != 3 {
+		t.Errorf("zero prior changed the score: %v", got)
+	}
+}
+
+func TestSnippet(t *testing.T) {
+	long := strings.Repeat("filler words here ", 30) + "the heron nests by the mill " + strings.Repeat("more filler ", 30)
+	got := Snippet(long, []string{"heron"}, 60)
+	if !strings.Contains(got, "heron") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || len([]rune(got)) > 62 {
+		t.Errorf("Snippet = %q, want ~60 runes around heron", got)
+	}
+	if got := Snippet("short  text\nhere", nil, 60); got != "short text here" {
+		t.Errorf("short Snippet = %q", got)
+	}
+}
+
+// fakeHistory is a history index over a fixed list: every message containing a term
+// scores the number of terms it contains.
+type fakeHistory struct{ msgs []mynah.Message }
+
+func (f *fakeHistory) SearchHistory(_ context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error) {
+	var hits []mynah.SearchHit
+	for _, m := range f.msgs {
+		if q.Chat != 0 && m.Chat.ID != q.Chat {
+			continue
+		}
+		n := 0
+		for _, term := range q.Terms {
+			if strings.Contains(strings.ToLower(m.Text), term) {
+				n++
+			}
+		}
+		if n > 0 {
+			hits = append(hits, mynah.SearchHit{Message: m, Score: float64(n)})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b mynah.SearchHit) int { return cmpDesc(a.Score, b.Score) })
+	return hits[:min(len(hits), q.Limit)], nil
+}
+
+func (f *fakeHistory) Around(_ context.Context, _ string, chat mynah.ChatID, id mynah.MessageID, before, after int) ([]mynah.Message, error) {
+	var out []mynah.Message
+	for i, m := range f.msgs {
+		if m.Chat.ID == chat && m.ID == id {
+			out = append(out, f.msgs[max(i-before, 0):min(i+after+1, len(f.msgs))]...)
+		}
+	}
+	return out, nil
+}
+
+var (
+	chat  = mynah.Chat{ID: -100, Type: mynah.ChatGroup}
+	alice = mynah.User{ID: 1, FirstName: "Alice"}
+	bob   = mynah.User{ID: 2, FirstName: "Bob"}
+)
+
+func conversation() *fakeHistory {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	texts := []struct {
+		u    mynah.User
+		text string
+	}{
+		{alice, "where is the spare key?"}, {bob, "under the blue pot"}, {alice, "thanks"},
+		{bob, "the key to the shed is lost"}, {alice, "pot plants need water"},
+	}
+	h := &fakeHistory{}
+	for i, x := range texts {
+		h.msgs = append(h.msgs, mynah.Message{Agent: "a", Chat: chat, ID: mynah.MessageID(i + 1), Sender: x.u, Time: t0.Add(time.Duration(i) * time.Hour), Text: x.text})
+	}
+	return h
+}
+
+func resultIDs(rs []Result) []mynah.MessageID {
+	var out []mynah.MessageID
+	for _, r := range rs {
+		out = append(out, r.MessageID)
+	}
+	return out
+}
+
+func TestSearcherFeatures(t *testing.T) {
+	h := conversation()
+	search := func(o Options, q Query) []mynah.MessageID {
+		t.Helper()
+		q.Agent, q.Chat = "a", chat.ID
+		rs, err := NewSearcher(h, o, nil).Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resultIDs(rs)
+	}
+	if got := search(Options{}, Query{Text: "where is the key?"}); !slices.Equal(got, []mynah.MessageID{1, 4}) {
+		t.Errorf("plain: %v, want [1 4]", got)
+	}
+	// Message 2 answers message 1: neighbour smoothing brings it in ahead of message 4's
+	// lone match... only when it matched at all, so here the order holds.
+	if got := search(Options{NeighbourWeight: 0.5}, Query{Text: "key pot"}); !slices.Equal(got, []mynah.MessageID{1, 2, 4, 5}) {
+		t.Errorf("smoothed: %v, want [1 2 4 5] (2 and 1 are neighbours)", got)
+	}
+	if got := search(Options{SpeakerBoost: 1}, Query{Text: "what did Bob say about the key?"}); got[0] != 4 {
+		t.Errorf("speaker boost: %v, want Bob's message 4 first", got)
+	}
+	if got := search(Options{}, Query{Text: "key", Exclude: []mynah.MessageID{1}}); !slices.Equal(got, []mynah.MessageID{4}) {
+		t.Errorf("excluding the window: %v, want [4]", got)
+	}
+	if got := search(Options{}, Query{Text: "key pot water", K: 2}); len(got) != 2 {
+		t.Errorf("K 2 returned %v", got)
+	}
+	if got := search(Options{Expansion: 2, ExpansionDocs: 1, ExpansionWeight: 0.5}, Query{Text: "spare"}); !slices.Contains(got, 4) {
+		t.Errorf("expansion from message 1 (spare key) should reach message 4 (key): %v", got)
+	}
+	if got := search(Options{}, Query{Text: "the of and"}); len(got) != 0 {
+		t.Errorf("stop words only: %v", got)
+	}
+}
+
+func TestRecallItems(t *testing.T) {
+	h := conversation()
+	r := NewRecall(NewSearcher(h, Options{}, nil), 3)
+	target := mynah.Message{Chat: chat, ID: 9, Sender: alice, Text: "did anyone find the shed key?"}
+	items, err := r.Items(t.Context(), prompt.Query{Agent: "a", Chat: chat, Target: target, Window: []mynah.Message{h.msgs[4], target}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The query borrows the words of the message before the target ("pot"), so message 2
+	// is recalled too; message 5 is in the window and left out.
+	var got []string
+	for _, it := range items {
+		got = append(got, it.ID)
+	}
+	if want := []string{"message:4", "message:1", "message:2"}; !slices.Equal(got, want) {
+		t.Fatalf("items = %v, want %v", got, want)
+	}
+	want := "[2025-01-01 02:00 #3] Alice: thanks\n[2025-01-01 03:00 #4] Bob: the key to the shed is lost"
+	if items[0].Text != want {
+		t.Errorf("item text =\n%s\nwant\n%s", items[0].Text, want)
+	}
+}
+
+func TestTools(t *testing.T) {
+	h := conversation()
+	call := func(tl tool.Tool, args string) (string, error) {
+		return tl.Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Args: json.RawMessage(args)})
+	}
+	for _, tl := range []tool.Tool{NewSearchTool(NewSearcher(h, Options{}, nil)), NewGetTool(h)} {
+		if !json.Valid(tl.Spec().Parameters) {
+			t.Errorf("%s: parameters are not JSON", tl.Spec().Name)
+		}
+	}
+	out, err := call(NewSearchTool(NewSearcher(h, Options{}, nil)), `{"query":"shed key","k":1}`)
+	if err != nil || !strings.Contains(out, "#4] Bob (score") || strings.Count(out, "\n") != 0 {
+		t.Errorf("memory_search = %q, %v", out, err)
+	}
+	if _, err := call(NewSearchTool(NewSearcher(h, Options{}, nil)), `{"query":"  "}`); err == nil {
+		t.Error("memory_search with an empty query succeeded")
+	}
+	out, err = call(NewGetTool(h), `{"message_id":2,"around":1}`)
+	want := "[2025-01-01 00:00 #1] Alice: where is the spare key?\n> [2025-01-01 01:00 #2] Bob: under the blue pot\n[2025-01-01 02:00 #3] Alice: thanks"
+	if err != nil || out != want {
+		t.Errorf("memory_get = %q, %v; want %q", out, err, want)
+	}
+	if _, err := call(NewGetTool(h), `{"message_id":77}`); err == nil {
+		t.Error("memory_get of a missing message succeeded")
+	}
+}

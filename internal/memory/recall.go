@@ -1,0 +1,80 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/prompt"
+)
+
+// Recall is the prompt's recall layer: messages of the chat, beyond the window the prompt
+// shows, that bear on the message being answered. It is safe for concurrent use.
+type Recall struct {
+	searcher *Searcher
+	k        int
+}
+
+// NewRecall returns a recall source that offers up to k messages (0 means 5).
+func NewRecall(s *Searcher, k int) *Recall {
+	if k <= 0 {
+		k = 5
+	}
+	return &Recall{searcher: s, k: k}
+}
+
+var _ prompt.Source = (*Recall)(nil)
+
+// Items searches the chat with the target's text and the message before it (a short
+// "and then?" borrows the words of what it follows), leaving out what the window shows.
+// Each item is the message with the turn before it when that turn is not shown either.
+func (r *Recall) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, error) {
+	text := q.Target.Text
+	inWindow := make([]mynah.MessageID, 0, len(q.Window))
+	for i, m := range q.Window {
+		inWindow = append(inWindow, m.ID)
+		if m.ID == q.Target.ID && i > 0 {
+			text = q.Window[i-1].Text + "\n" + text
+		}
+	}
+	res, err := r.searcher.Search(ctx, Query{Agent: q.Agent, Chat: q.Chat.ID, Text: text, K: r.k, Exclude: inWindow})
+	if err != nil {
+		return nil, err
+	}
+	items := make([]prompt.Item, 0, len(res))
+	for _, res := range res {
+		m := res.Message
+		var b strings.Builder
+		if prev, err := r.searcher.store.Around(ctx, q.Agent, m.Chat.ID, m.ID, 1, 0); err == nil && len(prev) == 2 &&
+			!containsID(inWindow, prev[0].ID) {
+			writeLine(&b, prev[0], 200)
+		}
+		writeLine(&b, *m, 0)
+		items = append(items, prompt.Item{ID: fmt.Sprintf("message:%d", m.ID), Text: strings.TrimRight(b.String(), "\n"), Score: res.Score, Time: m.Time})
+	}
+	return items, nil
+}
+
+func containsID(ids []mynah.MessageID, id mynah.MessageID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// writeLine renders a recalled message as "[2024-05-01 18:30 #42] Alice: text", its text
+// cut to limit runes when limit > 0.
+func writeLine(b *strings.Builder, m mynah.Message, limit int) {
+	name := m.Sender.Name()
+	if name == "" {
+		name = fmt.Sprint(m.Sender.ID)
+	}
+	text := strings.Join(strings.Fields(m.Text), " ")
+	if r := []rune(text); limit > 0 && len(r) > limit {
+		text = string(r[:limit]) + "…"
+	}
+	fmt.Fprintf(b, "[%s #%d] %s: %s\n", m.Time.UTC().Format("2006-01-02 15:04"), m.ID, name, text)
+}

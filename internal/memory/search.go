@@ -1,0 +1,228 @@
+// Package memory is what an agent remembers beyond its prompt window: search over every
+// stored message (keyword BM25 from the store's history index, ranked here so that every
+// backend ranks alike), the recall layer of the prompt, and the memory tools the model
+// calls.
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// Kind is what a search result is. Only messages are searched today; notes, facts and
+// summaries come with their indexes and share Result.
+type Kind string
+
+// Kinds of results.
+const (
+	KindMessage Kind = "message"
+	KindNote    Kind = "note"
+	KindFact    Kind = "fact"
+	KindSummary Kind = "summary"
+)
+
+// Result is one ranked item.
+type Result struct {
+	Kind      Kind
+	Chat      mynah.ChatID    // messages
+	MessageID mynah.MessageID // messages: the id in its chat
+	Time      time.Time
+	Score     float64 // relative to the other results of the same search, higher better
+	Snippet   string  // the part of the text around what matched
+	// Source says where the item is: "chat -100123 #42" for a message, a path and lines
+	// for a note.
+	Source  string
+	Message *mynah.Message // the whole message, for KindMessage
+}
+
+// Query is one search.
+type Query struct {
+	Agent  string
+	Chat   mynah.ChatID // 0: every chat of the agent
+	Sender mynah.UserID // 0: anyone
+	Text   string
+	K      int // results wanted; 0 means 10
+	// Exclude lists messages not to return (those already in the prompt's window).
+	Exclude []mynah.MessageID
+}
+
+// History is the store the searcher reads: the history index and message neighbours.
+type History interface {
+	SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error)
+	Around(ctx context.Context, agent string, chat mynah.ChatID, id mynah.MessageID, before, after int) ([]mynah.Message, error)
+}
+
+// Options tune ranking. The zero value is plain BM25 over the text of messages, from a
+// pool of 100 candidates; DefaultOptions holds the settings measured best on LoCoMo.
+type Options struct {
+	// Pool is how many keyword candidates are ranked; 0 means 100.
+	Pool int
+	// ContextWeight weighs a match in who said a message and when (sender's name, month,
+	// year) against one in its text (1).
+	ContextWeight float64
+	// PreviousWeight weighs a match in what a message answers (the message before it, or
+	// the one it replies to): an answer shares few words with the question about it.
+	PreviousWeight float64
+	// SpeakerBoost multiplies by 1+SpeakerBoost the score of a message whose sender's
+	// first name the query mentions: "what did Alice say about…" prefers Alice's words.
+	SpeakerBoost float64
+	// NeighbourWeight adds to a message's score this share of its best neighbour's (a
+	// message at most NeighbourGap ids away in the same chat): an answer is often the turn
+	// after the one that shares the question's words.
+	NeighbourWeight float64
+	NeighbourGap    int // 0 means 1
+	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
+	// the query and searches again (pseudo-relevance feedback), blending the second
+	// ranking in with ExpansionWeight.
+	Expansion       int
+	ExpansionDocs   int
+	ExpansionWeight float64
+	// Recency favours recent messages.
+	Recency Recency
+	// Weights combine keyword and vector candidates (see Fuse).
+	Weights Weights
+}
+
+// DefaultOptions are the ranking settings the agent uses.
+// Each was measured on LoCoMo, one at a time (see TestLoCoMoAblation).
+func DefaultOptions() Options {
+	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.3, NeighbourWeight: 0.3, SpeakerBoost: 0.2}
+}
+
+// Searcher ranks an agent's history for a query. It is safe for concurrent use.
+type Searcher struct {
+	store History
+	opts  Options
+	stop  map[string]bool
+	now   func() time.Time
+}
+
+// NewSearcher returns a Searcher over store; it does no I/O. now defaults to time.Now.
+func NewSearcher(store History, opts Options, now func() time.Time) *Searcher {
+	if opts.Pool <= 0 {
+		opts.Pool = 100
+	}
+	if opts.NeighbourGap <= 0 {
+		opts.NeighbourGap = 1
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Searcher{store: store, opts: opts, stop: stopWords(), now: now}
+}
+
+// candidate is a message being ranked.
+type candidate struct {
+	msg   mynah.Message
+	score float64
+}
+
+func messageKey(chat mynah.ChatID, id mynah.MessageID) string {
+	return fmt.Sprintf("message:%d:%d", chat, id)
+}
+
+// Search returns up to q.K results for q.Text, best first. A query of stop words only
+// finds nothing.
+func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
+	k := q.K
+	if k <= 0 {
+		k = 10
+	}
+	terms := Terms(q.Text, s.stop)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	cands, err := s.keyword(ctx, q, terms)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.Expansion > 0 && len(cands) > 0 {
+		if cands, err = s.expand(ctx, q, terms, cands); err != nil {
+			return nil, err
+		}
+	}
+	s.boostSpeakers(cands, q.Text)
+	s.smooth(cands)
+	now := s.now()
+	for _, c := range cands {
+		c.score = s.opts.Recency.apply(c.score, c.msg.Time, now)
+	}
+	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmpDesc(a.score, b.score) })
+
+	out := make([]Result, 0, k)
+	for _, c := range cands {
+		if len(out) == k {
+			break
+		}
+		if (q.Chat == 0 || c.msg.Chat.ID == q.Chat) && slices.Contains(q.Exclude, c.msg.ID) {
+			continue
+		}
+		m := c.msg
+		out = append(out, Result{
+			Kind: KindMessage, Chat: m.Chat.ID, MessageID: m.ID, Time: m.Time, Score: c.score,
+			Snippet: Snippet(m.Text, terms, 240), Source: fmt.Sprintf("chat %d #%d", m.Chat.ID, m.ID), Message: &m,
+		})
+	}
+	return out, nil
+}
+
+// keyword fetches the keyword candidates of terms and fuses them (with no vectors yet)
+// into normalised scores.
+func (s *Searcher) keyword(ctx context.Context, q Query, terms []string) ([]*candidate, error) {
+	hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender,
+		Terms: terms, ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: s.opts.Pool})
+	if err != nil {
+		return nil, fmt.Errorf("memory: searching history: %w", err)
+	}
+	byKey := make(map[string]*candidate, len(hits))
+	kw := make([]Scored, len(hits))
+	for i, h := range hits {
+		key := messageKey(h.Message.Chat.ID, h.Message.ID)
+		byKey[key] = &candidate{msg: h.Message}
+		kw[i] = Scored{Key: key, Score: h.Score}
+	}
+	fused := Fuse(kw, nil, s.opts.Weights)
+	out := make([]*candidate, len(fused))
+	for i, f := range fused {
+		out[i] = byKey[f.Key]
+		out[i].score = f.Score
+	}
+	return out, nil
+}
+
+// Snippet returns text, or when longer than limit runes, the window of text around the
+// first of terms it contains, marked with ellipses where cut.
+func Snippet(text string, terms []string, limit int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= limit {
+		return text
+	}
+	lower := strings.ToLower(text)
+	at := -1
+	for _, t := range terms {
+		if i := strings.Index(lower, t); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	runes := []rune(text)
+	start := 0
+	if at > 0 {
+		start = max(utf8.RuneCountInString(lower[:at])-limit/4, 0)
+	}
+	end := min(start+limit, len(runes))
+	start = max(end-limit, 0)
+	out := string(runes[start:end])
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(runes) {
+		out += "…"
+	}
+	return out
+}

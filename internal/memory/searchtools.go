@@ -1,0 +1,118 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/tool"
+)
+
+// SearchTool is the memory_search tool: the model searches the history of the chat it is
+// in. It never reaches other chats, whose people did not speak to this one.
+type SearchTool struct{ searcher *Searcher }
+
+// NewSearchTool returns the memory_search tool over s.
+func NewSearchTool(s *Searcher) SearchTool { return SearchTool{searcher: s} }
+
+var _ tool.Tool = SearchTool{}
+
+// Spec describes memory_search to the model.
+func (SearchTool) Spec() llm.Tool {
+	return llm.Tool{
+		Name:        "memory_search",
+		Description: "Search the earlier history of this chat, beyond what you can see, for messages about something. Returns the best matches with their time, sender, message id and a score.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"query":{"type":"string","description":"what to look for, in plain words"},` +
+			`"k":{"type":"integer","minimum":1,"maximum":20,"description":"how many results (default 5)"}},` +
+			`"required":["query"]}`),
+	}
+}
+
+// Run searches the call's chat.
+func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
+	var args struct {
+		Query string `json:"query"`
+		K     int    `json:"k"`
+	}
+	if err := json.Unmarshal(c.Args, &args); err != nil {
+		return "", fmt.Errorf("arguments are not {\"query\": string, \"k\": integer}: %v", err)
+	}
+	if strings.TrimSpace(args.Query) == "" {
+		return "", errors.New("query is empty")
+	}
+	k := min(max(args.K, 0), 20)
+	if k == 0 {
+		k = 5
+	}
+	res, err := t.searcher.Search(ctx, Query{Agent: c.Agent, Chat: c.Chat.ID, Text: args.Query, K: k})
+	if err != nil {
+		return "", errors.New("memory search failed")
+	}
+	if len(res) == 0 {
+		return "No messages found.", nil
+	}
+	var b strings.Builder
+	for _, r := range res {
+		fmt.Fprintf(&b, "[%s #%d] %s (score %.2f): %s\n", r.Time.UTC().Format("2006-01-02 15:04"), r.MessageID,
+			r.Message.Sender.Name(), r.Score, r.Snippet)
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// GetTool is the memory_get tool: one message of the chat with the turns around it.
+type GetTool struct{ store History }
+
+// NewGetTool returns the memory_get tool over store.
+func NewGetTool(store History) GetTool { return GetTool{store: store} }
+
+var _ tool.Tool = GetTool{}
+
+// Spec describes memory_get to the model.
+func (GetTool) Spec() llm.Tool {
+	return llm.Tool{
+		Name:        "memory_get",
+		Description: "Read a message of this chat by its message id, with the messages just before and after it.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"message_id":{"type":"integer","description":"the message id, as memory_search shows it after #"},` +
+			`"around":{"type":"integer","minimum":0,"maximum":10,"description":"messages to show before and after (default 2)"}},` +
+			`"required":["message_id"]}`),
+	}
+}
+
+// Run reads the message and its neighbours from the call's chat.
+func (t GetTool) Run(ctx context.Context, c tool.Call) (string, error) {
+	var args struct {
+		MessageID int64 `json:"message_id"`
+		Around    *int  `json:"around"`
+	}
+	if err := json.Unmarshal(c.Args, &args); err != nil {
+		return "", fmt.Errorf("arguments are not {\"message_id\": integer, \"around\": integer}: %v", err)
+	}
+	n := 2
+	if args.Around != nil {
+		n = min(max(*args.Around, 0), 10)
+	}
+	id := mynah.MessageID(args.MessageID)
+	ms, err := t.store.Around(ctx, c.Agent, c.Chat.ID, id, n, n)
+	if err != nil {
+		return "", errors.New("reading the history failed")
+	}
+	found := false
+	var b strings.Builder
+	for _, m := range ms {
+		if m.ID == id {
+			found = true
+			b.WriteString("> ")
+		}
+		writeLine(&b, m, 0)
+	}
+	if !found {
+		return "", fmt.Errorf("message %d is not in this chat's history", id)
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}

@@ -1,0 +1,229 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// The history index (migration 0005) keys each message as scope << 31 | message_id, where
+// a scope is agent_no << 22 | chat_no: a chat's entries form one rowid range, an agent's
+// chats one larger range, and FTS5 seeks straight to a range in its doclists.
+const (
+	messageBits = 31
+	chatBits    = 22
+)
+
+const (
+	queryChatScope  = `SELECT scope FROM search_chats WHERE agent = ? AND chat_id = ?`
+	queryAgentScope = `SELECT agent_no FROM search_agents WHERE agent = ?`
+	// The inner query ranks inside the index alone and stops at the limit; only the
+	// winners are joined with their messages.
+	querySearch = `SELECT ` + messageColumns + `, h.score FROM (
+		SELECT rowid AS key, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search
+		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score DESC LIMIT +?) h
+		JOIN search_chats sc ON sc.scope = h.key >> 31
+		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = h.key & 2147483647
+		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id
+		ORDER BY h.score DESC`
+	// With a sender the filter must come before the limit, so every match is joined: the
+	// scope is one person's words, used for what the agent knows about them.
+	querySearchSender = `SELECT ` + messageColumns + `, -bm25(message_search, 1.0, ?, ?) AS score
+		FROM message_search s
+		JOIN search_chats sc ON sc.scope = s.rowid >> 31
+		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = s.rowid & 2147483647
+		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id
+		WHERE message_search MATCH ? AND s.rowid BETWEEN ? AND ? AND m.sender_id = ?
+		ORDER BY score DESC LIMIT +?`
+	// queryProbe counts a term's matches in a scope, up to a bound: it tells a selective
+	// term from a common one at a cost bounded by the limit.
+	queryProbe = `SELECT count(*) FROM (SELECT rowid FROM message_search
+		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? LIMIT +?)`
+	// querySearchRecent ranks only the newest matches (FTS5 walks rowids backwards and
+	// stops at the inner limit), for queries made of common terms.
+	querySearchRecent = `SELECT ` + messageColumns + `, h.score FROM (
+		SELECT key, score FROM (
+			SELECT rowid AS key, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search
+			WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT +?)
+		ORDER BY score DESC LIMIT +?) h
+		JOIN search_chats sc ON sc.scope = h.key >> 31
+		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = h.key & 2147483647
+		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id
+		ORDER BY h.score DESC`
+	queryBefore = `SELECT ` + messageColumns + messageFrom +
+		`WHERE m.agent = ? AND m.chat_id = ? AND m.message_id < ? ORDER BY m.message_id DESC LIMIT +?`
+	queryFrom = `SELECT ` + messageColumns + messageFrom +
+		`WHERE m.agent = ? AND m.chat_id = ? AND m.message_id >= ? ORDER BY m.message_id LIMIT +?`
+)
+
+var _ mynah.HistorySearch = (*DB)(nil)
+
+// SearchHistory returns up to q.Limit of agent's messages matching any of q.Terms, best
+// BM25 score first (FTS5's bm25, porter stemming, diacritics folded). Each term is
+// matched as a quoted phrase, so no query syntax reaches FTS5. The scope (agent, or agent
+// and chat) is a rowid range of the index: the cost grows with the matches inside it.
+func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error) {
+	cols := []string{"body"}
+	if q.ContextWeight > 0 {
+		cols = append(cols, "context")
+	}
+	if q.PreviousWeight > 0 {
+		cols = append(cols, "previous")
+	}
+	match := matchExpr(q.Terms, cols)
+	if match == "" || q.Limit <= 0 {
+		return nil, nil
+	}
+	lo, hi, err := db.searchRange(ctx, q.Agent, q.Chat)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil // nothing of this agent or chat was ever stored
+	}
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	rare, err := db.rareTerms(ctx, q.Terms, cols, lo, hi)
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	if len(rare) > 0 {
+		match = matchExpr(rare, cols)
+	}
+	var rows *sql.Rows
+	switch {
+	case q.Sender != 0:
+		rows, err = db.stmts.searchSender.QueryContext(ctx, q.ContextWeight, q.PreviousWeight, match, lo, hi, int64(q.Sender), q.Limit)
+	case len(rare) == 0:
+		rows, err = db.stmts.searchRecent.QueryContext(ctx, q.ContextWeight, q.PreviousWeight, match, lo, hi, recentMatches, q.Limit)
+	default:
+		rows, err = db.stmts.search.QueryContext(ctx, q.ContextWeight, q.PreviousWeight, match, lo, hi, q.Limit)
+	}
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	defer rows.Close()
+	var hits []mynah.SearchHit
+	for rows.Next() {
+		var h mynah.SearchHit
+		if h.Message, err = scanMessage(q.Agent, scoreScanner{rows, &h.Score}); err != nil {
+			return nil, fail(ctx, err, "search history of %s", q.Agent)
+		}
+		if h.Score > 0 { // a match only in a column weighted 0
+			hits = append(hits, h)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	return hits, nil
+}
+
+// commonTerm is how many matches in the scope make a term common. Ranking every match of
+// such a term is what makes a search slow (BM25 costs ~2.5 µs a match: 80 ms for a term
+// in a third of 100,000 messages), and its low IDF adds little to the ranking. So a query
+// drops its common terms when it has rarer ones (stop words found in the data rather than
+// listed), and a query made only of common terms ranks their newest recentMatches
+// matches. Scopes below commonTerm messages, the usual chat, are searched exactly.
+const (
+	commonTerm    = 500
+	recentMatches = 1000
+)
+
+// rareTerms returns the terms with fewer than commonTerm matches in cols of the scope.
+// Each probe stops at commonTerm matches, so it costs at most that.
+func (db *DB) rareTerms(ctx context.Context, terms, cols []string, lo, hi int64) ([]string, error) {
+	var rare []string
+	for _, t := range terms {
+		m := matchExpr([]string{t}, cols)
+		if m == "" {
+			continue
+		}
+		var n int
+		if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, commonTerm).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n < commonTerm {
+			rare = append(rare, t)
+		}
+	}
+	return rare, nil
+}
+
+// searchRange returns the index keys of agent's chat, or of all agent's chats when chat is
+// 0; sql.ErrNoRows when the index has none.
+func (db *DB) searchRange(ctx context.Context, agent string, chat mynah.ChatID) (lo, hi int64, err error) {
+	if chat != 0 {
+		var scope int64
+		err = db.stmts.chatScope.QueryRowContext(ctx, agent, int64(chat)).Scan(&scope)
+		return scope << messageBits, (scope+1)<<messageBits - 1, err
+	}
+	var no int64
+	err = db.stmts.agentScope.QueryRowContext(ctx, agent).Scan(&no)
+	return no << (chatBits + messageBits), (no+1)<<(chatBits+messageBits) - 1, err
+}
+
+// matchExpr is terms as an FTS5 query: each term a quoted string (quotes doubled), OR-ed,
+// searched in cols only: a column weighted 0 must not bring in matches that score 0.
+func matchExpr(terms []string, cols []string) string {
+	var b strings.Builder
+	for _, t := range terms {
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "{" + strings.Join(cols, " ") + "} : (" + b.String() + ")"
+}
+
+// scoreScanner scans a message row followed by its score.
+type scoreScanner struct {
+	rows  *sql.Rows
+	score *float64
+}
+
+func (s scoreScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.score)...) }
+
+// Around returns message id of agent's chat with up to before messages preceding it and up
+// to after following it, oldest first. When id is not stored, the neighbours of where it
+// would be are returned. It costs O(before + after).
+func (db *DB) Around(ctx context.Context, agent string, chat mynah.ChatID, id mynah.MessageID, before, after int) ([]mynah.Message, error) {
+	var out []mynah.Message
+	read := func(st *sql.Stmt, limit int) error {
+		rows, err := st.QueryContext(ctx, agent, int64(chat), int64(id), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m, err := scanMessage(agent, rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return rows.Err()
+	}
+	if before > 0 {
+		if err := read(db.stmts.before, before); err != nil {
+			return nil, fail(ctx, err, "messages around %d in chat %d of %s", id, chat, agent)
+		}
+		slices.Reverse(out)
+	}
+	n := len(out)
+	if err := read(db.stmts.from, max(after, 0)+1); err != nil {
+		return nil, fail(ctx, err, "messages around %d in chat %d of %s", id, chat, agent)
+	}
+	if len(out) > n && out[n].ID != id && len(out)-n > max(after, 0) {
+		out = out[:len(out)-1] // id is not stored: keep after messages after it
+	}
+	return out, nil
+}

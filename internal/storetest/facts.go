@@ -1,0 +1,295 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// FactStore is a store that also keeps facts about people.
+type FactStore interface {
+	mynah.Store
+	mynah.Facts
+}
+
+// RunFacts runs the conformance suite of mynah.Facts against b, whose stores must
+// implement FactStore. Subtests run in parallel, each on its own store.
+func RunFacts(t *testing.T, b Backend) {
+	open := func(t *testing.T) FactStore {
+		s, ok := b.Open(t).(FactStore)
+		if !ok {
+			t.Fatalf("the store does not implement mynah.Facts")
+		}
+		return s
+	}
+	tests := []struct {
+		name string
+		fn   func(*testing.T, FactStore)
+	}{
+		{"FactRoundTrip", testFactRoundTrip},
+		{"FactDedupe", testFactDedupe},
+		{"FactCapEvictsOldest", testFactCap},
+		{"FactPages", testFactPages},
+		{"FactOwnerOnly", testFactOwnerOnly},
+		{"FactRemoveOnce", testFactRemoveOnce},
+		{"FactRemoveAll", testFactRemoveAll},
+		{"FactsOfSeveral", testFactsOf},
+		{"FactAgentsIsolated", testFactAgentsIsolated},
+		{"FactInvalid", testFactInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, open(t))
+		})
+	}
+	if b.Reopen != nil {
+		t.Run("FactsSurviveReopen", func(t *testing.T) {
+			t.Parallel()
+			s := open(t)
+			f := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "keeps bees"}, 0)
+			re, ok := b.Reopen(t, s).(FactStore)
+			if !ok {
+				t.Fatal("the reopened store does not implement mynah.Facts")
+			}
+			if got := listFacts(t, re, agentA, alice.ID, 0, 10); !cmp.Equal(got, []mynah.Fact{f}, cmpOpts) {
+				t.Errorf("after reopen: %v, want %v", got, f)
+			}
+		})
+	}
+}
+
+func addFact(t *testing.T, s mynah.Facts, f mynah.Fact, maxFacts int) mynah.Fact {
+	t.Helper()
+	got, added, err := s.AddFact(t.Context(), f, maxFacts)
+	if err != nil {
+		t.Fatalf("AddFact(%q): %v", f.Text, err)
+	}
+	if !added {
+		t.Fatalf("AddFact(%q) = not added, want added", f.Text)
+	}
+	return got
+}
+
+func listFacts(t *testing.T, s mynah.Facts, agent string, user mynah.UserID, offset, limit int) []mynah.Fact {
+	t.Helper()
+	got, _, err := s.ListFacts(t.Context(), agent, user, offset, limit)
+	if err != nil {
+		t.Fatalf("ListFacts(%s, %d): %v", agent, user, err)
+	}
+	return got
+}
+
+func factTexts(fs []mynah.Fact) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Text
+	}
+	return out
+}
+
+func testFactRoundTrip(t *testing.T, s FactStore) {
+	in := mynah.Fact{Agent: agentA, User: alice.ID, Text: "  has a cat called Miso ", Chat: group.ID, Message: 77, Created: at(5)}
+	got := addFact(t, s, in, 0)
+	want := in
+	want.ID, want.Text = got.ID, "has a cat called Miso"
+	if got.ID == 0 || !cmp.Equal(got, want, cmpOpts) {
+		t.Errorf("AddFact returned %+v, want %+v with an id", got, want)
+	}
+	list, total, err := s.ListFacts(t.Context(), agentA, alice.ID, 0, 10)
+	if err != nil || total != 1 {
+		t.Fatalf("ListFacts = %v, total %d, %v", list, total, err)
+	}
+	if diff := cmp.Diff(list, []mynah.Fact{want}, cmpOpts); diff != "" {
+		t.Errorf("stored fact (-got +want):\n%s", diff)
+	}
+}
+
+func testFactDedupe(t *testing.T, s FactStore) {
+	first := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "Likes green tea."}, 0)
+	for _, again := range []string{"likes green tea", "LIKES   green\ttea!", "Likes green tea…"} {
+		got, added, err := s.AddFact(t.Context(), mynah.Fact{Agent: agentA, User: alice.ID, Text: again}, 0)
+		if err != nil || added || got.ID != first.ID || got.Text != first.Text {
+			t.Errorf("AddFact(%q) = %+v, added %v, %v; want the first fact, not added", again, got, added, err)
+		}
+	}
+	// Different facts, and the same fact about somebody else, are added.
+	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "likes black tea"}, 0)
+	addFact(t, s, mynah.Fact{Agent: agentA, User: carol.ID, Text: "Likes green tea."}, 0)
+	if got := factTexts(listFacts(t, s, agentA, alice.ID, 0, 10)); !cmp.Equal(got, []string{"Likes green tea.", "likes black tea"}) {
+		t.Errorf("alice's facts = %q", got)
+	}
+}
+
+func testFactCap(t *testing.T, s FactStore) {
+	for i := 1; i <= 5; i++ {
+		addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: fmt.Sprintf("fact %d", i)}, 3)
+	}
+	got, total, err := s.ListFacts(t.Context(), agentA, alice.ID, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 3 || !cmp.Equal(factTexts(got), []string{"fact 3", "fact 4", "fact 5"}) {
+		t.Errorf("after 5 adds with cap 3: %q (total %d), want the newest 3", factTexts(got), total)
+	}
+	// A repeat of a kept fact evicts nothing; another user's facts are not touched.
+	addFact(t, s, mynah.Fact{Agent: agentA, User: carol.ID, Text: "carol's"}, 3)
+	if _, added, err := s.AddFact(t.Context(), mynah.Fact{Agent: agentA, User: alice.ID, Text: "Fact 3."}, 3); err != nil || added {
+		t.Fatalf("repeat: added %v, %v", added, err)
+	}
+	if got := factTexts(listFacts(t, s, agentA, alice.ID, 0, 10)); !cmp.Equal(got, []string{"fact 3", "fact 4", "fact 5"}) {
+		t.Errorf("after a repeat: %q", got)
+	}
+	// The default cap is DefaultMaxFacts.
+	for i := range mynah.DefaultMaxFacts + 2 {
+		addFact(t, s, mynah.Fact{Agent: agentB, User: alice.ID, Text: fmt.Sprintf("b %d", i)}, 0)
+	}
+	if _, total, _ := s.ListFacts(t.Context(), agentB, alice.ID, 0, 1); total != mynah.DefaultMaxFacts {
+		t.Errorf("with the default cap: %d facts, want %d", total, mynah.DefaultMaxFacts)
+	}
+}
+
+func testFactPages(t *testing.T, s FactStore) {
+	for i := 1; i <= 25; i++ {
+		addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: fmt.Sprintf("fact %02d", i)}, 0)
+	}
+	for _, tc := range []struct {
+		offset, limit int
+		first, n      int
+	}{{0, 10, 1, 10}, {10, 10, 11, 10}, {20, 10, 21, 5}, {30, 10, 0, 0}, {0, 0, 0, 0}} {
+		got, total, err := s.ListFacts(t.Context(), agentA, alice.ID, tc.offset, tc.limit)
+		if err != nil || total != 25 || len(got) != tc.n {
+			t.Errorf("ListFacts(offset %d, limit %d) = %d facts, total %d, %v; want %d, 25", tc.offset, tc.limit, len(got), total, err, tc.n)
+			continue
+		}
+		if tc.n > 0 && got[0].Text != fmt.Sprintf("fact %02d", tc.first) {
+			t.Errorf("ListFacts(offset %d) starts with %q, want fact %02d", tc.offset, got[0].Text, tc.first)
+		}
+	}
+}
+
+func testFactOwnerOnly(t *testing.T, s FactStore) {
+	f := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "afraid of geese"}, 0)
+	if _, err := s.RemoveFact(t.Context(), agentA, carol.ID, f.ID, ""); !errors.Is(err, mynah.ErrNotFound) {
+		t.Errorf("carol removing alice's fact: %v, want ErrNotFound", err)
+	}
+	if _, err := s.RemoveFact(t.Context(), agentB, alice.ID, f.ID, ""); !errors.Is(err, mynah.ErrNotFound) {
+		t.Errorf("another agent removing alice's fact: %v, want ErrNotFound", err)
+	}
+	if got := listFacts(t, s, agentA, alice.ID, 0, 10); len(got) != 1 {
+		t.Fatalf("the fact is gone after refused removals: %v", got)
+	}
+	got, err := s.RemoveFact(t.Context(), agentA, alice.ID, f.ID, "")
+	if err != nil || !cmp.Equal(got, f, cmpOpts) {
+		t.Errorf("RemoveFact by its owner = %+v, %v; want %+v", got, err, f)
+	}
+	if got := listFacts(t, s, agentA, alice.ID, 0, 10); len(got) != 0 {
+		t.Errorf("after removal: %v", got)
+	}
+	if _, err := s.RemoveFact(t.Context(), agentA, alice.ID, f.ID, ""); !errors.Is(err, mynah.ErrNotFound) {
+		t.Errorf("removing twice: %v, want ErrNotFound", err)
+	}
+}
+
+func testFactRemoveOnce(t *testing.T, s FactStore) {
+	a := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "first"}, 0)
+	b := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "second"}, 0)
+	if _, err := s.RemoveFact(t.Context(), agentA, alice.ID, a.ID, "update:9"); err != nil {
+		t.Fatal(err)
+	}
+	// Delivered again: "/forget 1" now points at the second fact, which must stay.
+	got, err := s.RemoveFact(t.Context(), agentA, alice.ID, b.ID, "update:9")
+	if err != nil || got.ID != a.ID || got.User != alice.ID {
+		t.Errorf("repeated removal = %+v, %v; want the first removal's fact %d", got, err, a.ID)
+	}
+	if left := factTexts(listFacts(t, s, agentA, alice.ID, 0, 10)); !cmp.Equal(left, []string{"second"}) {
+		t.Errorf("after a repeated removal: %q, want [second]", left)
+	}
+	// The key is per agent.
+	addFact(t, s, mynah.Fact{Agent: agentB, User: alice.ID, Text: "b"}, 0)
+	bf := listFacts(t, s, agentB, alice.ID, 0, 1)[0]
+	if _, err := s.RemoveFact(t.Context(), agentB, alice.ID, bf.ID, "update:9"); err != nil {
+		t.Errorf("the same key for another agent: %v", err)
+	}
+}
+
+func testFactRemoveAll(t *testing.T, s FactStore) {
+	for i := range 3 {
+		addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: fmt.Sprintf("a%d", i)}, 0)
+	}
+	addFact(t, s, mynah.Fact{Agent: agentA, User: carol.ID, Text: "carol keeps hers"}, 0)
+	n, err := s.RemoveAllFacts(t.Context(), agentA, alice.ID, "cb:1")
+	if err != nil || n != 3 {
+		t.Fatalf("RemoveAllFacts = %d, %v; want 3", n, err)
+	}
+	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "learned later"}, 0)
+	if n, err := s.RemoveAllFacts(t.Context(), agentA, alice.ID, "cb:1"); err != nil || n != 3 {
+		t.Errorf("repeated RemoveAllFacts = %d, %v; want the first count, 3", n, err)
+	}
+	if got := factTexts(listFacts(t, s, agentA, alice.ID, 0, 10)); !cmp.Equal(got, []string{"learned later"}) {
+		t.Errorf("a repeated removal removed a newer fact: %q", got)
+	}
+	if got := listFacts(t, s, agentA, carol.ID, 0, 10); len(got) != 1 {
+		t.Errorf("carol's facts after alice forgot hers: %v", got)
+	}
+	if n, err := s.RemoveAllFacts(t.Context(), agentA, bot.ID, ""); err != nil || n != 0 {
+		t.Errorf("RemoveAllFacts of nobody's = %d, %v", n, err)
+	}
+}
+
+func testFactsOf(t *testing.T, s FactStore) {
+	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "alice 1"}, 0)
+	addFact(t, s, mynah.Fact{Agent: agentA, User: carol.ID, Text: "carol 1"}, 0)
+	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "alice 2"}, 0)
+	addFact(t, s, mynah.Fact{Agent: agentA, User: dave.ID, Text: "dave 1"}, 0)
+	got, err := s.FactsOf(t.Context(), agentA, []mynah.UserID{carol.ID, 12345, alice.ID, carol.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"carol 1", "alice 1", "alice 2"}; !cmp.Equal(factTexts(got), want) {
+		t.Errorf("FactsOf(carol, unknown, alice, carol) = %q, want %q", factTexts(got), want)
+	}
+	if got, err := s.FactsOf(t.Context(), agentA, nil); err != nil || len(got) != 0 {
+		t.Errorf("FactsOf(nobody) = %v, %v", got, err)
+	}
+}
+
+func testFactAgentsIsolated(t *testing.T, s FactStore) {
+	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "told ada"}, 0)
+	if got, total, err := s.ListFacts(t.Context(), agentB, alice.ID, 0, 10); err != nil || total != 0 || len(got) != 0 {
+		t.Errorf("bob sees ada's facts: %v, %d, %v", got, total, err)
+	}
+	if got, err := s.FactsOf(t.Context(), agentB, []mynah.UserID{alice.ID}); err != nil || len(got) != 0 {
+		t.Errorf("bob's FactsOf sees ada's facts: %v, %v", got, err)
+	}
+	if n, err := s.RemoveAllFacts(t.Context(), agentB, alice.ID, ""); err != nil || n != 0 {
+		t.Errorf("bob's RemoveAllFacts = %d, %v", n, err)
+	}
+	if got := listFacts(t, s, agentA, alice.ID, 0, 10); len(got) != 1 {
+		t.Errorf("ada's facts after bob's removal: %v", got)
+	}
+}
+
+func testFactInvalid(t *testing.T, s FactStore) {
+	for _, f := range []mynah.Fact{
+		{Agent: agentA, User: alice.ID, Text: "  "},
+		{Agent: agentA, User: alice.ID, Text: "..."},
+		{Agent: "", User: alice.ID, Text: "x"},
+		{Agent: agentA, User: 0, Text: "x"},
+		{Agent: agentA, User: alice.ID, Text: strings.Repeat("é", mynah.MaxFactLength+1)},
+	} {
+		if _, _, err := s.AddFact(t.Context(), f, 0); err == nil {
+			t.Errorf("AddFact(%+v) succeeded, want an error", f)
+		}
+	}
+	if got := listFacts(t, s, agentA, alice.ID, 0, 10); len(got) != 0 {
+		t.Errorf("invalid facts were stored: %v", got)
+	}
+	long := strings.Repeat("é", mynah.MaxFactLength)
+	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: long}, 0)
+}

@@ -1,0 +1,263 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// SearchStore is a store with a history index that history can also be imported into.
+type SearchStore interface {
+	mynah.Store
+	mynah.HistorySearch
+	mynah.HistoryImport
+}
+
+// RunSearch runs the conformance suite of mynah.HistorySearch and mynah.HistoryImport
+// against b, whose stores must implement SearchStore. Subtests run in parallel, each on
+// its own store.
+func RunSearch(t *testing.T, b Backend) {
+	open := func(t *testing.T) SearchStore {
+		s, ok := b.Open(t).(SearchStore)
+		if !ok {
+			t.Fatalf("the store does not implement mynah.HistorySearch and mynah.HistoryImport")
+		}
+		return s
+	}
+	tests := []struct {
+		name string
+		fn   func(*testing.T, SearchStore)
+	}{
+		{"SearchFindsLiveMessages", testSearchLive},
+		{"SearchStemsAndFolds", testSearchStems},
+		{"SearchRanksBM25", testSearchRanks},
+		{"SearchEscapesSyntax", testSearchEscapes},
+		{"SearchFollowsEdits", testSearchEdits},
+		{"SearchScopes", testSearchScopes},
+		{"SearchContextColumn", testSearchContext},
+		{"SearchBigChat", testSearchBigChat},
+		{"Around", testAround},
+		{"ImportStoresLikeLive", testImportLikeLive},
+		{"ImportIdempotent", testImportIdempotent},
+		{"ImportKeepsKnown", testImportKeepsKnown},
+		{"ImportInvalidChangesNothing", testImportInvalid},
+		{"ImportedIsSearchable", testImportSearchable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+// search runs a query and returns the hits' message ids, best first.
+func search(t *testing.T, s mynah.HistorySearch, q mynah.SearchQuery) []mynah.MessageID {
+	t.Helper()
+	if q.Limit == 0 {
+		q.Limit = 10
+	}
+	hits, err := s.SearchHistory(t.Context(), q)
+	if err != nil {
+		t.Fatalf("SearchHistory(%+v): %v", q, err)
+	}
+	out := make([]mynah.MessageID, len(hits))
+	for i, h := range hits {
+		if h.Score <= 0 {
+			t.Errorf("hit %d scored %v, want > 0", h.Message.ID, h.Score)
+		}
+		if i > 0 && h.Score > hits[i-1].Score {
+			t.Errorf("hits out of order: %v after %v", h.Score, hits[i-1].Score)
+		}
+		out[i] = h.Message.ID
+	}
+	return out
+}
+
+func sorted(ids []mynah.MessageID) []mynah.MessageID {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	return ids
+}
+
+func testSearchLive(t *testing.T, s SearchStore) {
+	post(t, s, agentA, message(group, 1, "the meeting is at the old mill on Friday"))
+	post(t, s, agentA, message(group, 2, "bring the red umbrella"))
+	reply := &mynah.Message{Chat: group, ID: 3, Sender: bot, Time: at(3), Text: "I will remember the mill", Outgoing: true}
+	if _, err := s.ImportMessages(t.Context(), agentA, group, []mynah.Message{*reply}); err != nil {
+		t.Fatal(err)
+	}
+	got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: group.ID, Terms: []string{"mill"}})
+	if diff := cmp.Diff(sorted(got), []mynah.MessageID{1, 3}); diff != "" {
+		t.Errorf("search for mill (-got +want):\n%s", diff)
+	}
+	hits, err := s.SearchHistory(t.Context(), mynah.SearchQuery{Agent: agentA, Chat: group.ID, Terms: []string{"umbrella"}, Limit: 5})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("search for umbrella: %d hits, %v", len(hits), err)
+	}
+	if diff := cmp.Diff(hits[0].Message, stored(agentA, message(group, 2, "bring the red umbrella")), cmpOpts); diff != "" {
+		t.Errorf("hit is not the stored message (-got +want):\n%s", diff)
+	}
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"nothing", "here"}}); len(got) != 0 {
+		t.Errorf("search for absent words found %v", got)
+	}
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: nil}); len(got) != 0 {
+		t.Errorf("search without terms found %v", got)
+	}
+}
+
+func testSearchStems(t *testing.T, s SearchStore) {
+	post(t, s, agentA, message(dm, 1, "She was running to the café"))
+	post(t, s, agentA, message(dm, 2, "Вчора ми гуляли в парку з собакою"))
+	post(t, s, agentA, message(dm, 3, "Мы обсуждали новую книгу"))
+	for _, c := range []struct {
+		term string
+		want []mynah.MessageID
+	}{
+		{"runs", []mynah.MessageID{1}},
+		{"cafe", []mynah.MessageID{1}},
+		{"CAFÉ", []mynah.MessageID{1}},
+		{"парку", []mynah.MessageID{2}},
+		{"книгу", []mynah.MessageID{3}},
+	} {
+		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: dm.ID, Terms: []string{c.term}}); !slices.Equal(got, c.want) {
+			t.Errorf("search for %q = %v, want %v", c.term, got, c.want)
+		}
+	}
+}
+
+func testSearchRanks(t *testing.T, s SearchStore) {
+	post(t, s, agentA, message(group, 1, "owls hunt at night, owls are quiet, owls see well"))
+	post(t, s, agentA, message(group, 2, "an owl was seen near the barn today with other birds"))
+	post(t, s, agentA, message(group, 3, "sparrows and finches and many other small birds"))
+	got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: group.ID, Terms: []string{"owl", "barn"}})
+	if !slices.Equal(got, []mynah.MessageID{2, 1}) {
+		t.Errorf("search for owl barn = %v, want [2 1]: the message with both terms first", got)
+	}
+	got = search(t, s, mynah.SearchQuery{Agent: agentA, Chat: group.ID, Terms: []string{"owls", "birds"}, Limit: 1})
+	if len(got) != 1 {
+		t.Errorf("limit 1 returned %v", got)
+	}
+}
+
+func testSearchEscapes(t *testing.T, s SearchStore) {
+	post(t, s, agentA, message(group, 1, `he said "NEAR" and AND or OR, then (stars*) - ok: col:umn ^start`))
+	for _, term := range []string{`"`, `near(`, `and`, `or`, `not`, `*`, `stars*`, `col:umn`, `^start`, `-`, `{body}`, `)`, `'`} {
+		if _, err := s.SearchHistory(t.Context(), mynah.SearchQuery{Agent: agentA, Terms: []string{term, "said"}, Limit: 5}); err != nil {
+			t.Errorf("search with term %q: %v", term, err)
+		}
+	}
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{`"near"`}}); len(got) != 1 {
+		t.Errorf("a quoted word as a term found %v, want the message", got)
+	}
+}
+
+func testSearchEdits(t *testing.T, s SearchStore) {
+	m := message(group, 1, "lunch at noon")
+	post(t, s, agentA, m)
+	edit := *m
+	edit.Text, edit.Edited = "dinner at eight", at(60)
+	accept(t, s, agentA, 77, mynah.Intake{Chat: group, Message: &edit, Edit: true})
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"lunch"}}); len(got) != 0 {
+		t.Errorf("after an edit the old text still matches: %v", got)
+	}
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"dinner"}}); !slices.Equal(got, []mynah.MessageID{1}) {
+		t.Errorf("after an edit the new text matches %v, want [1]", got)
+	}
+}
+
+func testSearchScopes(t *testing.T, s SearchStore) {
+	post(t, s, agentA, message(group, 1, "the kettle is broken"))
+	post(t, s, agentA, message(dm, 2, "buy a new kettle"))
+	carolSays := &mynah.Message{Chat: group, ID: 3, Sender: carol, Time: at(3), Text: "my kettle whistles"}
+	post(t, s, agentA, carolSays)
+	post(t, s, agentB, message(group, 4, "kettle for agent b"))
+	for _, c := range []struct {
+		name string
+		q    mynah.SearchQuery
+		want []mynah.MessageID
+	}{
+		{"agent", mynah.SearchQuery{Agent: agentA}, []mynah.MessageID{1, 2, 3}},
+		{"chat", mynah.SearchQuery{Agent: agentA, Chat: group.ID}, []mynah.MessageID{1, 3}},
+		{"other chat", mynah.SearchQuery{Agent: agentA, Chat: dm.ID}, []mynah.MessageID{2}},
+		{"sender", mynah.SearchQuery{Agent: agentA, Sender: carol.ID}, []mynah.MessageID{3}},
+		{"sender in chat", mynah.SearchQuery{Agent: agentA, Chat: dm.ID, Sender: carol.ID}, nil},
+		{"other agent", mynah.SearchQuery{Agent: agentB}, []mynah.MessageID{4}},
+		{"unknown agent", mynah.SearchQuery{Agent: "nobody"}, nil},
+		{"unknown chat", mynah.SearchQuery{Agent: agentA, Chat: 5}, nil},
+	} {
+		c.q.Terms = []string{"kettle"}
+		if got := sorted(search(t, s, c.q)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: found %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func testSearchContext(t *testing.T, s SearchStore) {
+	post(t, s, agentA, message(group, 1, "see you there")) // by Alice Liddell, in March 2025
+	q := mynah.SearchQuery{Agent: agentA, Terms: []string{"liddell"}}
+	if got := search(t, s, q); len(got) != 0 {
+		t.Errorf("with context weight 0 the sender's name matched: %v", got)
+	}
+	q.ContextWeight = 0.5
+	for _, term := range []string{"liddell", "march", "2025"} {
+		q.Terms = []string{term}
+		if got := search(t, s, q); !slices.Equal(got, []mynah.MessageID{1}) {
+			t.Errorf("with a context weight, %q found %v, want [1]", term, got)
+		}
+	}
+}
+
+func testAround(t *testing.T, s SearchStore) {
+	for _, id := range []int{2, 4, 6, 8, 10} {
+		post(t, s, agentA, message(group, id, "m"))
+	}
+	for _, c := range []struct {
+		id            mynah.MessageID
+		before, after int
+		want          []mynah.MessageID
+	}{
+		{6, 1, 1, []mynah.MessageID{4, 6, 8}},
+		{6, 2, 0, []mynah.MessageID{2, 4, 6}},
+		{2, 2, 1, []mynah.MessageID{2, 4}},
+		{10, 1, 3, []mynah.MessageID{8, 10}},
+		{5, 1, 1, []mynah.MessageID{4, 6}},
+		{6, 0, 0, []mynah.MessageID{6}},
+	} {
+		ms, err := s.Around(t.Context(), agentA, group.ID, c.id, c.before, c.after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(ms); !slices.Equal(got, c.want) {
+			t.Errorf("Around(%d, %d, %d) = %v, want %v", c.id, c.before, c.after, got, c.want)
+		}
+	}
+}
+
+// testSearchBigChat: in a chat where a word is in almost every message, a query still
+// finds the one message with its rarer word first, and a query of the common word alone
+// still answers.
+func testSearchBigChat(t *testing.T, s SearchStore) {
+	var msgs []mynah.Message
+	for i := 1; i <= 3000; i++ {
+		text := fmt.Sprintf("hello again, note %d", i)
+		if i == 1234 {
+			text = "hello, I saw a unicorn"
+		}
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(i), Sender: alice, Time: at(i), Text: text})
+	}
+	importMessages(t, s, agentA, group, msgs...)
+	for _, chat := range []mynah.ChatID{group.ID, 0} {
+		got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"hello", "unicorn"}, Limit: 5})
+		if len(got) == 0 || got[0] != 1234 {
+			t.Errorf("chat %d: search for hello unicorn = %v, want 1234 first", chat, got)
+		}
+		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"hello", "again"}, Limit: 5}); len(got) != 5 {
+			t.Errorf("chat %d: a query of common words found %v, want 5 messages", chat, got)
+		}
+	}
+}

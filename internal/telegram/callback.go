@@ -1,0 +1,51 @@
+package telegram
+
+import (
+	"context"
+	"unicode/utf8"
+
+	"github.com/mymmrac/telego"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// Callback is a press of an inline keyboard button under a message the bot sent.
+type Callback struct {
+	// ID identifies the query for AnswerCallback; Telegram keeps the button spinning
+	// until it is answered.
+	ID   string
+	From mynah.User
+	// Message is the bot's message carrying the button, in Update.Chat; 0 when Telegram
+	// no longer shows it to the bot (inline mode, or older than it can access).
+	Message mynah.MessageID
+	Data    string // the button's callback data, at most 64 bytes
+}
+
+// callback maps a callback query; the chat of its message goes into the Update.
+func callback(q *telego.CallbackQuery) *Callback {
+	c := &Callback{ID: q.ID, From: user(&q.From), Data: q.Data}
+	if q.Message != nil && q.Message.IsAccessible() {
+		c.Message = mynah.MessageID(q.Message.GetMessageID())
+	}
+	return c
+}
+
+// maxCallbackAnswer is the longest text answerCallbackQuery shows (Bot API: 0-200
+// characters); a longer one is cut rather than refused, since the button must stop
+// spinning either way.
+const maxCallbackAnswer = 200
+
+// AnswerCallback answers the callback query id (answerCallbackQuery): the button stops
+// spinning and, when text is not empty, the user sees it as a short notification, or as
+// an alert they dismiss when alert is set. A query can be answered once; Telegram refuses
+// answers to queries older than about 15 seconds.
+func (b *Bot) AnswerCallback(ctx context.Context, id, text string, alert bool) error {
+	if utf8.RuneCountInString(text) > maxCallbackAnswer {
+		text = string([]rune(text)[:maxCallbackAnswer-1]) + "…"
+	}
+	err := b.api.AnswerCallbackQuery(ctx, &telego.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text, ShowAlert: alert})
+	if err != nil {
+		return b.fail("answerCallbackQuery", err)
+	}
+	return nil
+}

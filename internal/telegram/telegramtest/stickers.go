@@ -1,0 +1,46 @@
+package telegramtest
+
+import (
+	"context"
+	"strings"
+)
+
+// StickerSet is a sticker set as getStickerSet returns it.
+type StickerSet struct {
+	Name        string    `json:"name"`
+	Title       string    `json:"title"`
+	StickerType string    `json:"sticker_type"`
+	Stickers    []Sticker `json:"stickers"`
+}
+
+// msgStickerSetInvalid is Telegram's answer to getStickerSet for a set that does not exist.
+const msgStickerSetInvalid = "STICKERSET_INVALID"
+
+// AddStickerSet creates a regular sticker set called name with one sticker per emoji, in
+// order, each a stored file bots can send by its file_id, and returns the set.
+func (s *Server) AddStickerSet(name, title string, emoji ...string) StickerSet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := &StickerSet{Name: name, Title: title, StickerType: "regular"}
+	for _, e := range emoji {
+		f := s.addFileLocked([]byte("RIFF sticker "+e), KindSticker, "")
+		set.Stickers = append(set.Stickers, *sticker(f, e, name))
+	}
+	if s.stickerSets == nil {
+		s.stickerSets = map[string]*StickerSet{}
+	}
+	s.stickerSets[strings.ToLower(name)] = set
+	return *set
+}
+
+// getStickerSet answers with the set added under name (names are case-insensitive, as
+// Telegram's are).
+func (s *Server) getStickerSet(_ context.Context, _ *bot, p params) (any, string, *Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := s.stickerSets[strings.ToLower(p.str("name"))]
+	if set == nil {
+		return nil, "", badRequest(msgStickerSetInvalid)
+	}
+	return *set, "", nil
+}
