@@ -51,6 +51,9 @@ type Summaries interface {
 	// with the same agent, chat, thread and Last, or a periodic one with the same agent,
 	// chat, thread, kind and To, is stored once; the stored one comes back with false.
 	AddSummary(ctx context.Context, s Summary) (Summary, bool, error)
+	// HasSummaries reports whether agent has any summary of chat: most chats have none,
+	// and one look saves a prompt the lookups of each kind.
+	HasSummaries(ctx context.Context, agent string, chat ChatID) (bool, error)
 	// LatestSummary returns the newest summary of kind of chat's thread (rolling: the
 	// highest Last; periodic: the latest To), or an error wrapping ErrNotFound.
 	LatestSummary(ctx context.Context, agent string, chat ChatID, thread int64, kind SummaryKind) (Summary, error)

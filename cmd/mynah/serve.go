@@ -111,6 +111,9 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
 	runners, stopRunners := context.WithCancel(gctx)
 	defer stopRunners()
+	// New messages join the search index in batches: one write a second rather than one
+	// per message (searches catch up on their own first).
+	g.Go(func() error { wakeEvery(runners, time.Second, indexPending(runners, db, log)); return nil })
 	for _, p := range procs {
 		g.Go(func() error { return p.runner.Run(runners) })
 		g.Go(func() error { return runSummaries(runners, p.cfg, db, hc, log) })
@@ -299,4 +302,13 @@ func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	}, nil
+}
+
+// indexPending adds new messages to the search index; serve runs it every second.
+func indexPending(ctx context.Context, db *sqlite.DB, log *slog.Logger) func() {
+	return func() {
+		if _, err := db.IndexPending(ctx); err != nil && ctx.Err() == nil {
+			log.Error("indexing new messages for search", "err", err)
+		}
+	}
 }

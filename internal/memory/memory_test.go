@@ -79,9 +79,13 @@ func TestSnippet(t *testing.T) {
 
 // fakeHistory is a history index over a fixed list: every message containing a term
 // scores the number of terms it contains.
-type fakeHistory struct{ msgs []mynah.Message }
+type fakeHistory struct {
+	msgs     []mynah.Message
+	searches int
+}
 
 func (f *fakeHistory) SearchHistory(_ context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error) {
+	f.searches++
 	var hits []mynah.SearchHit
 	for _, m := range f.msgs {
 		if q.Chat != 0 && m.Chat.ID != q.Chat {
@@ -197,6 +201,18 @@ func TestRecallItems(t *testing.T) {
 	want := "[2025-01-01 02:00 #3] Alice: thanks\n[2025-01-01 03:00 #4] Bob: the key to the shed is lost"
 	if items[0].Text != want {
 		t.Errorf("item text =\n%s\nwant\n%s", items[0].Text, want)
+	}
+}
+
+// TestRecallNothingBeyondWindow: when the window starts at the chat's first message there
+// is nothing to recall, and no search is made for it.
+func TestRecallNothingBeyondWindow(t *testing.T) {
+	h := conversation()
+	r := NewRecall(NewSearcher(h, Options{}, nil), 3)
+	target := mynah.Message{Chat: chat, ID: 9, Sender: alice, Text: "did anyone find the shed key?"}
+	items, err := r.Items(t.Context(), prompt.Query{Agent: "a", Chat: chat, Target: target, Window: append(slices.Clone(h.msgs), target)})
+	if err != nil || len(items) != 0 || h.searches != 0 {
+		t.Errorf("items = %v, %v after %d searches; want none and no search: the whole chat is in the window", items, err, h.searches)
 	}
 }
 

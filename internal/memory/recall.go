@@ -30,6 +30,17 @@ var _ prompt.Source = (*Recall)(nil)
 // "and then?" borrows the words of what it follows), leaving out what the window shows.
 // Each item is the message with the turn before it when that turn is not shown either.
 func (r *Recall) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, error) {
+	if len(q.Window) > 0 {
+		// Nothing is beyond a window that starts with the chat's first message: skip the
+		// search (most turns of most chats, and the cost of a full-text query each).
+		first, err := r.searcher.store.Around(ctx, q.Agent, q.Chat.ID, q.Window[0].ID, 1, 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(first) > 0 && first[0].ID >= q.Window[0].ID {
+			return nil, nil
+		}
+	}
 	text := q.Target.Text
 	inWindow := make([]mynah.MessageID, 0, len(q.Window))
 	for i, m := range q.Window {

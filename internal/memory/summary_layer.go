@@ -12,6 +12,7 @@ import (
 
 // summaryReader is what the summaries layer reads.
 type summaryReader interface {
+	HasSummaries(ctx context.Context, agent string, chat mynah.ChatID) (bool, error)
 	LatestSummary(ctx context.Context, agent string, chat mynah.ChatID, thread int64, kind mynah.SummaryKind) (mynah.Summary, error)
 	Session(ctx context.Context, agent string, chat mynah.ChatID, thread int64) (mynah.Session, error)
 }
@@ -36,6 +37,9 @@ func NewSummaryLayer(store summaryReader, loc *time.Location) *SummaryLayer {
 
 // Items implements prompt.Source.
 func (l *SummaryLayer) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, error) {
+	if has, err := l.store.HasSummaries(ctx, q.Agent, q.Chat.ID); err != nil || !has {
+		return nil, err
+	}
 	var items []prompt.Item
 	for _, k := range []struct {
 		kind  mynah.SummaryKind

@@ -113,7 +113,11 @@ func (r *Runner) perform(ctx context.Context, p mynah.OutPart, next *mynah.OutPa
 		return r.wait(ctx, p, next)
 	case mynah.TaskSchedule:
 		r.log.Info("reminder scheduled", "chat", p.Chat, "at", p.At)
-		return r.done(ctx, p, &mynah.Turn{Chat: p.Chat, ThreadID: p.ThreadID, Static: p.Plain, Due: p.At, Created: r.opts.Now()})
+		if err := r.done(ctx, p, &mynah.Turn{Chat: p.Chat, ThreadID: p.ThreadID, Static: p.Plain, Due: p.At, Created: r.opts.Now()}); err != nil {
+			return err
+		}
+		r.noteDue(p.At)
+		return nil
 	}
 	return r.deliver(ctx, p)
 }

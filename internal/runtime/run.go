@@ -109,11 +109,7 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 	}
 	var next time.Time
 	if !draining {
-		// Reminders wait in the store, not here: wake when the next one falls due.
-		if next, err = r.store.NextDue(ctx, r.agent.Name, r.opts.Now()); err != nil {
-			r.log.Error("reading scheduled turns", "err", err)
-			next = r.opts.Now().Add(time.Second)
-		}
+		next = r.nextDue(ctx)
 	}
 	// Lanes are started in the order of their oldest work, so a chat that has waited
 	// longest goes first and a busy group gets one lane like everyone else: round robin.
@@ -162,4 +158,35 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 		go func(l *lane) { done <- l.run(ctx) }(work[c])
 	}
 	return next, len(order) == 0
+}
+
+// dueRecheck bounds how long the runner trusts what it knows of the next scheduled turn
+// without asking the store again.
+const dueRecheck = time.Minute
+
+// nextDue returns when the agent's next scheduled turn falls due (zero: none), so the
+// runner wakes for it. The store is asked at start, when the known one falls due, when
+// this runner schedules one (noteDue) and once a minute — not on every scan.
+func (r *Runner) nextDue(ctx context.Context) time.Time {
+	now := r.opts.Now()
+	r.dueMu.Lock()
+	defer r.dueMu.Unlock()
+	if r.dueAsked.IsZero() || now.Sub(r.dueAsked) >= dueRecheck || (!r.due.IsZero() && !now.Before(r.due)) {
+		due, err := r.store.NextDue(ctx, r.agent.Name, now)
+		if err != nil {
+			r.log.Error("reading scheduled turns", "err", err)
+			return now.Add(time.Second)
+		}
+		r.due, r.dueAsked = due, now
+	}
+	return r.due
+}
+
+// noteDue tells the runner of a turn it scheduled for at.
+func (r *Runner) noteDue(at time.Time) {
+	r.dueMu.Lock()
+	defer r.dueMu.Unlock()
+	if r.due.IsZero() || at.Before(r.due) {
+		r.due = at
+	}
 }

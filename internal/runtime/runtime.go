@@ -141,6 +141,10 @@ type Runner struct {
 
 	waitsMu sync.Mutex
 	waits   map[int64]time.Time // wait parts under way: when each ends
+
+	dueMu    sync.Mutex
+	due      time.Time // the next scheduled turn's time, as last known; zero: none
+	dueAsked time.Time // when the store was last asked
 }
 
 // New returns a Runner; it does no I/O.

@@ -60,21 +60,7 @@ func TestModelTurnsSince(t *testing.T) {
 // would read the whole table before the first row, and looks each sender up by key.
 func TestModelTurnsPlan(t *testing.T) {
 	db := openTemp(t)
-	rows, err := db.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+queryModelTurns, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	joined := strings.Join(plan, "; ")
+	joined := queryPlan(t, db, queryModelTurns, "a")
 	if strings.Contains(joined, "TEMP B-TREE") || !strings.Contains(joined, "SCAN t") ||
 		!strings.Contains(joined, "SEARCH m USING INDEX sqlite_autoindex_messages_1") {
 		t.Errorf("plan: %s; want a rowid walk of turns and a key lookup of messages", joined)

@@ -66,6 +66,7 @@ var _ mynah.HistorySearch = (*DB)(nil)
 // BM25 score first (FTS5's bm25, porter stemming, diacritics folded). Each term is
 // matched as a quoted phrase, so no query syntax reaches FTS5. The scope (agent, or agent
 // and chat) is a rowid range of the index: the cost grows with the matches inside it.
+// Messages stored since the last IndexPending are indexed first.
 func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error) {
 	cols := []string{"body"}
 	if q.ContextWeight > 0 {
@@ -77,6 +78,9 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	match := matchExpr(q.Terms, cols)
 	if match == "" || q.Limit <= 0 {
 		return nil, nil
+	}
+	if _, err := db.IndexPending(ctx); err != nil {
+		return nil, err
 	}
 	lo, hi, err := db.searchRange(ctx, q.Agent, q.Chat)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -29,6 +29,8 @@ type stmts struct {
 	approvePairing, setChatMode                                     *sql.Stmt
 	insertUserIfNew                                                 *sql.Stmt
 	markDone, retryPart, setPreview                                 *sql.Stmt
+	indexedThroughW, unindexed, insertSearchAgent, insertSearchChat *sql.Stmt
+	insertSearchDoc, setIndexedThrough                              *sql.Stmt
 	insertFact, queryFactNorm, countFactsTx, evictFacts, deleteFact *sql.Stmt
 	deleteAllFacts, queryRemoval, insertRemoval                     *sql.Stmt
 	// On the reader pool.
@@ -37,11 +39,12 @@ type stmts struct {
 	approved, pairings, chatMode                                *sql.Stmt
 	chatScope, agentScope, search, searchSender, before, from   *sql.Stmt
 	probe, searchRecent                                         *sql.Stmt
-	dueAt                                                       *sql.Stmt
+	dueAt, indexedThrough, lastRowid                            *sql.Stmt
 	countFacts, listFacts, factsOf                              *sql.Stmt
 	// Summaries (summaries.go).
 	insertSummary, existingRolling, existingPeriodic, insertFlush *sql.Stmt
 	latestRolling, latestPeriodic, summariesDue, between          *sql.Stmt
+	hasSummaries                                                  *sql.Stmt
 	betweenThread, older, promptsAfter, lastTurn                  *sql.Stmt
 
 	all []*sql.Stmt // every statement above, for close
@@ -83,6 +86,12 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.markDone, write, markDone},
 		{&s.retryPart, write, retryPart},
 		{&s.setPreview, write, setPreview},
+		{&s.indexedThroughW, write, queryIndexedThrough},
+		{&s.unindexed, write, queryUnindexed},
+		{&s.insertSearchAgent, write, insertSearchAgent},
+		{&s.insertSearchChat, write, insertSearchChat},
+		{&s.insertSearchDoc, write, insertSearchDoc},
+		{&s.setIndexedThrough, write, setIndexedThrough},
 		{&s.insertFact, write, insertFact},
 		{&s.queryFactNorm, write, queryFactNorm},
 		{&s.countFactsTx, write, countFacts},
@@ -116,11 +125,14 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.probe, read, queryProbe},
 		{&s.searchRecent, read, querySearchRecent},
 		{&s.dueAt, read, queryDueAt},
+		{&s.indexedThrough, read, queryIndexedThrough},
+		{&s.lastRowid, read, queryLastRowid},
 		{&s.insertSummary, write, insertSummary},
 		{&s.existingRolling, write, queryExistingRolling},
 		{&s.existingPeriodic, write, queryExistingPeriodic},
 		{&s.insertFlush, write, insertFlush},
 		{&s.latestRolling, read, queryLatestRolling},
+		{&s.hasSummaries, read, queryHasSummaries},
 		{&s.latestPeriodic, read, queryLatestPeriodic},
 		{&s.summariesDue, read, querySummariesDue},
 		{&s.between, read, queryBetween},

@@ -285,3 +285,16 @@ func scanSummary(s scanner) (mynah.Summary, error) {
 	sum.From, sum.To, sum.Created = fromMillis(from), fromMillis(to), fromMillis(created)
 	return sum, nil
 }
+
+// queryHasSummaries probes each of the two partial indexes once.
+const queryHasSummaries = `SELECT EXISTS (SELECT 1 FROM summaries WHERE agent = ? AND chat_id = ? AND kind = 'rolling')
+	OR EXISTS (SELECT 1 FROM summaries WHERE agent = ? AND chat_id = ? AND kind <> 'rolling')`
+
+// HasSummaries reports whether agent has any summary of chat.
+func (db *DB) HasSummaries(ctx context.Context, agent string, chat mynah.ChatID) (bool, error) {
+	var has bool
+	if err := db.stmts.hasSummaries.QueryRowContext(ctx, agent, int64(chat), agent, int64(chat)).Scan(&has); err != nil {
+		return false, fail(ctx, err, "summaries of chat %d of %s", chat, agent)
+	}
+	return has, nil
+}

@@ -156,17 +156,32 @@ func testSearchEscapes(t *testing.T, s SearchStore) {
 	}
 }
 
+// testSearchEdits: an edit replaces what matches, whether the message was indexed
+// before it (message 1: searched, then edited) or not yet (message 2: edited at once).
 func testSearchEdits(t *testing.T, s SearchStore) {
 	m := message(group, 1, "lunch at noon")
 	post(t, s, agentA, m)
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"lunch"}}); !slices.Equal(got, []mynah.MessageID{1}) {
+		t.Fatalf("before the edit %v match lunch, want [1]", got)
+	}
 	edit := *m
 	edit.Text, edit.Edited = "dinner at eight", at(60)
 	accept(t, s, agentA, 77, mynah.Intake{Chat: group, Message: &edit, Edit: true})
-	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"lunch"}}); len(got) != 0 {
-		t.Errorf("after an edit the old text still matches: %v", got)
+	m2 := message(group, 2, "breakfast at seven")
+	post(t, s, agentA, m2)
+	edit2 := *m2
+	edit2.Text, edit2.Edited = "brunch at ten", at(61)
+	accept(t, s, agentA, 78, mynah.Intake{Chat: group, Message: &edit2, Edit: true})
+	for _, old := range []string{"lunch", "breakfast"} {
+		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{old}}); len(got) != 0 {
+			t.Errorf("after an edit the old text %q still matches: %v", old, got)
+		}
 	}
 	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"dinner"}}); !slices.Equal(got, []mynah.MessageID{1}) {
 		t.Errorf("after an edit the new text matches %v, want [1]", got)
+	}
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"brunch"}}); !slices.Equal(got, []mynah.MessageID{2}) {
+		t.Errorf("after an edit before indexing the new text matches %v, want [2]", got)
 	}
 }
 

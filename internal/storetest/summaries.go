@@ -35,6 +35,7 @@ func RunSummaries(t *testing.T, b Backend) {
 		{"SummaryRoundTrip", testSummaryRoundTrip},
 		{"SummaryIdempotent", testSummaryIdempotent},
 		{"SummaryLatest", testSummaryLatest},
+		{"HasSummaries", testHasSummaries},
 		{"SummaryInvalid", testSummaryInvalid},
 		{"FlushOnce", testFlushOnce},
 		{"SummariesDue", testSummariesDue},
@@ -351,5 +352,29 @@ func testPromptsAfter(t *testing.T, s SummaryStore) {
 	}
 	if last, err := s.LastTurn(ctx, agentB); err != nil || last != 0 {
 		t.Errorf("LastTurn of an agent without prompts = %d, %v; want 0", last, err)
+	}
+}
+
+// testHasSummaries: a chat has summaries once one of either family (rolling, periodic)
+// is stored, for its agent only.
+func testHasSummaries(t *testing.T, s SummaryStore) {
+	has := func(agent string, chat mynah.ChatID) bool {
+		t.Helper()
+		ok, err := s.HasSummaries(t.Context(), agent, chat)
+		if err != nil {
+			t.Fatalf("HasSummaries(%s, %d): %v", agent, chat, err)
+		}
+		return ok
+	}
+	if has(agentA, group.ID) || has(agentA, dm.ID) {
+		t.Fatal("HasSummaries before any summary: want false")
+	}
+	addSummary(t, s, periodic(dm.ID, mynah.SummaryWeek, t0.AddDate(0, 0, 7), 7), true)
+	addSummary(t, s, rolling(group.ID, 5, 1, 40), true)
+	if !has(agentA, group.ID) || !has(agentA, dm.ID) {
+		t.Error("HasSummaries after a rolling and a periodic summary: want true for both chats")
+	}
+	if has(agentB, group.ID) {
+		t.Error("another agent's HasSummaries: want false")
 	}
 }

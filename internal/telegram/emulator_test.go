@@ -74,10 +74,10 @@ func TestAgainstEmulator(t *testing.T) {
 		if !m.Outgoing || m.Sender.ID != me.ID || m.Text != "plain" {
 			t.Errorf("Send returned %+v", m)
 		}
-		if err := b.Edit(ctx, m.Chat.ID, m.ID, "plain", false); err != nil {
+		if err := b.EditText(ctx, m.Chat.ID, m.ID, "plain", false, nil); err != nil {
 			t.Errorf("Edit to the same text = %v, want nil", err)
 		}
-		if err := b.Edit(ctx, m.Chat.ID, m.ID, "changed", false); err != nil {
+		if err := b.EditText(ctx, m.Chat.ID, m.ID, "changed", false, nil); err != nil {
 			t.Errorf("Edit = %v", err)
 		}
 		if err := b.Typing(ctx, m.Chat.ID, 0); err != nil {

@@ -56,27 +56,6 @@ func (b *Bot) Send(ctx context.Context, o Outgoing) (mynah.Message, error) {
 	return m, nil
 }
 
-// Edit replaces the text of the bot's message id in chat (editMessageText), as HTML when
-// html is set. An edit that changes nothing ("message is not modified") is not an error.
-func (b *Bot) Edit(ctx context.Context, chat mynah.ChatID, id mynah.MessageID, text string, html bool) error {
-	p := &telego.EditMessageTextParams{
-		ChatID:    telego.ChatID{ID: int64(chat)},
-		MessageID: int(id),
-		Text:      text,
-	}
-	if html {
-		p.ParseMode = telego.ModeHTML
-	}
-	if _, err := b.api.EditMessageText(ctx, p); err != nil {
-		err = b.fail("editMessageText", err)
-		if isNotModified(err) {
-			return nil
-		}
-		return err
-	}
-	return nil
-}
-
 // Typing shows "typing…" in chat (and forum topic thread, when non-zero) for about five
 // seconds or until the bot's next message (sendChatAction typing).
 func (b *Bot) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error {

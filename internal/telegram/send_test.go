@@ -127,7 +127,7 @@ func TestEdit(t *testing.T) {
 				f.on("editMessageText", *tt.reply)
 			}
 			b, _ := f.bot(t)
-			err := b.Edit(t.Context(), 5551234, 900, "<i>new</i>", true)
+			err := b.EditText(t.Context(), 5551234, 900, "<i>new</i>", true, nil)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("Edit error = %v, want error: %t", err, tt.wantErr)
 			}

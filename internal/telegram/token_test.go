@@ -27,7 +27,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 	var errs []error
 	_, err = b.Send(t.Context(), Outgoing{Chat: 1, Text: "x"})
 	errs = append(errs, err)
-	errs = append(errs, b.Edit(t.Context(), 1, 2, "x", false))
+	errs = append(errs, b.EditText(t.Context(), 1, 2, "x", false, nil))
 	_, err = b.Me(t.Context())
 	errs = append(errs, err)
 

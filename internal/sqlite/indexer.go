@@ -1,0 +1,118 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+)
+
+const (
+	queryIndexedThrough = `SELECT last_rowid FROM search_progress WHERE id = 1`
+	queryLastRowid      = `SELECT coalesce(max(rowid), 0) FROM messages`
+	queryUnindexed      = `SELECT rowid, agent, chat_id, message_id FROM messages WHERE rowid > ? ORDER BY rowid LIMIT +?`
+	insertSearchAgent   = `INSERT OR IGNORE INTO search_agents (agent) VALUES (?)`
+	// insertSearchChat numbers a chat on first sight: the next scope in its agent's range,
+	// unless the agent or the chat numbers are used up (the message then stays unindexed).
+	insertSearchChat = `INSERT OR IGNORE INTO search_chats (scope, agent, chat_id)
+		SELECT next, ?1, ?2 FROM (
+			SELECT a.agent_no, coalesce((SELECT max(scope) + 1 FROM search_chats
+				WHERE scope BETWEEN a.agent_no << 22 AND ((a.agent_no + 1) << 22) - 1), a.agent_no << 22) AS next
+			FROM search_agents a
+			WHERE a.agent = ?1 AND a.agent_no < 1024
+				AND NOT EXISTS (SELECT 1 FROM search_chats WHERE agent = ?1 AND chat_id = ?2))
+		WHERE next < (agent_no + 1) << 22`
+	insertSearchDoc = `INSERT INTO message_search (rowid, body, context, previous)
+		SELECT key, body, context, previous FROM message_search_docs
+		WHERE agent = ? AND chat_id = ? AND message_id = ?`
+	setIndexedThrough = `UPDATE search_progress SET last_rowid = ? WHERE id = 1`
+)
+
+// indexBatch bounds the messages one IndexPending transaction indexes, so the writer is
+// never held long; IndexPending loops until it has caught up.
+const indexBatch = 2000
+
+// IndexPending adds the messages stored since the last call to the history index, in
+// batches of one transaction each, and returns how many it indexed. Searches call it
+// first, so they see every stored message; calling it often (serve does, every second)
+// keeps that catch-up small. It is safe to call concurrently.
+func (db *DB) IndexPending(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		var through, last int64
+		if err := db.stmts.indexedThrough.QueryRowContext(ctx).Scan(&through); err != nil {
+			return total, fail(ctx, err, "index progress")
+		}
+		if err := db.stmts.lastRowid.QueryRowContext(ctx).Scan(&last); err != nil {
+			return total, fail(ctx, err, "index progress")
+		}
+		if last <= through {
+			return total, nil
+		}
+		n, err := db.indexBatch(ctx)
+		total += n
+		if err != nil {
+			return total, fail(ctx, err, "index new messages")
+		}
+	}
+}
+
+// indexBatch indexes up to indexBatch messages after the indexed ones, in one transaction.
+func (db *DB) indexBatch(ctx context.Context) (int, error) {
+	n := 0
+	err := db.inTx(ctx, func(tx *txn) error {
+		n = 0
+		var through int64
+		// Read inside the transaction: a concurrent batch may have just committed.
+		if err := tx.queryRow(ctx, db.stmts.indexedThroughW).Scan(&through); err != nil {
+			return err
+		}
+		rows, err := tx.stmt(ctx, db.stmts.unindexed).QueryContext(ctx, through, indexBatch)
+		if err != nil {
+			return err
+		}
+		type pending struct {
+			rowid, chat, id int64
+			agent           string
+		}
+		var batch []pending
+		for rows.Next() {
+			var p pending
+			if err := rows.Scan(&p.rowid, &p.agent, &p.chat, &p.id); err != nil {
+				rows.Close()
+				return err
+			}
+			batch = append(batch, p)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		type chatKey struct {
+			agent string
+			chat  int64
+		}
+		seen := map[chatKey]bool{}
+		for _, p := range batch {
+			if !seen[chatKey{p.agent, p.chat}] {
+				seen[chatKey{p.agent, p.chat}] = true
+				if _, err := tx.exec(ctx, db.stmts.insertSearchAgent, p.agent); err != nil {
+					return err
+				}
+				if _, err := tx.exec(ctx, db.stmts.insertSearchChat, p.agent, p.chat); err != nil {
+					return err
+				}
+			}
+			if p.id < 1 || p.id > 1<<31-1 {
+				continue // outside the index's key space: stored, not indexed
+			}
+			if _, err := tx.exec(ctx, db.stmts.insertSearchDoc, p.agent, p.chat, p.id); err != nil {
+				return err
+			}
+			n++
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		_, err = tx.exec(ctx, db.stmts.setIndexedThrough, batch[len(batch)-1].rowid)
+		return err
+	})
+	return n, err
+}
