@@ -82,6 +82,9 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 	if err := resolveModel(cfg, &a, opts); err != nil {
 		return a, err
 	}
+	if err := validateEmbeddings(cfg, &a, opts); err != nil {
+		return a, err
+	}
 	if a.ContextTokens <= a.ReplyTokens {
 		return a, &configError{file, "context_tokens", fmt.Sprintf("%d leaves no room for history after reply_tokens %d", a.ContextTokens, a.ReplyTokens)}
 	}
@@ -212,6 +215,9 @@ func inherit(a *agentSettings, d agentSettings) {
 	}
 	if a.ToolRounds == 0 {
 		a.ToolRounds = firstPositive(d.ToolRounds, 4)
+	}
+	if a.Embeddings == "" {
+		a.Embeddings = d.Embeddings
 	}
 	inheritAccess(&a.Access, d.Access)
 	inheritSummaries(&a.Summaries, d.Summaries)

@@ -97,6 +97,7 @@ type agentSettings struct {
 	TaskRetryDelay  string        `yaml:"task_retry_delay"` // pause between tries, e.g. 10s
 	ToolRounds      int           `yaml:"tool_rounds"`      // model calls per turn when tools answer back
 	MaxFacts        int           `yaml:"max_facts"`        // facts kept per person, the oldest evicted; ≤ 0: 100
+	Embeddings      string        `yaml:"embeddings"`       // provider/model for vector search; empty: keyword search only
 	// Summaries: rolling compaction and periodic summaries (summaries.go).
 	Summaries summariesConfig `yaml:"summaries"`
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
@@ -142,7 +143,9 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 	if target.ID == 0 {
 		return fmt.Errorf("chat %d has no message of agent %s to respond to in its current session", chat, a.Name)
 	}
-	asm := newAssembler(a, bot, db, nil) // offline: the member count is left out
+	// Offline: the member count is left out, and recall is keyword-only (embedding the
+	// query would call the provider).
+	asm := newAssembler(a, bot, db, memory.NewSearcher(db, memory.DefaultOptions(), nil), nil)
 	req, comp, err := asm.Assemble(ctx, prompt.Turn{Chat: chat, Thread: target.ThreadID, Target: target.ID})
 	if err != nil {
 		return err

@@ -329,6 +329,14 @@ func TestBlockedUser(t *testing.T) {
 	if _, err := h.emu.WaitCalls(ctx, "sendMessage", 1); err != nil {
 		t.Fatal(err)
 	}
+	// Unblock only once mynah has taken the refusal in: a call is recorded as it
+	// arrives, before the emulator answers it.
+	for !strings.Contains(h.logs.String(), "user blocked the bot") {
+		if ctx.Err() != nil {
+			t.Fatal("mynah never logged the refusal")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	h.emu.Unblock(alice.ID)
 	h.emu.SendPrivate(alice, "I'm back")
 	sent := h.waitSent(alice.ID, 1)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -81,8 +83,11 @@ func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
-	res, err := s.Search(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), Text: f.Query, K: f.K})
+	search, err := newAgentSearch(cfg, a, db, http.DefaultClient, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	res, err := search.all.Search(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), Text: f.Query, K: f.K})
 	if err != nil {
 		return err
 	}
@@ -117,12 +122,11 @@ func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
 	return tw.Flush()
 }
 
-// recallLayer is the prompt's recall source over store's history index, or nil (no recall
-// layer) when the store has none.
-func recallLayer(store prompt.Store) prompt.Source {
-	h, ok := store.(memory.History)
-	if !ok {
+// recallLayer is the prompt's recall source over the agent's history, or nil (no recall)
+// when there is no searcher (offline tools that only show a prompt).
+func recallLayer(history *memory.Searcher) prompt.Source {
+	if history == nil {
 		return nil
 	}
-	return memory.NewRecall(memory.NewSearcher(h, memory.DefaultOptions(), nil), 5)
+	return memory.NewRecall(history, 5)
 }

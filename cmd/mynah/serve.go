@@ -117,6 +117,8 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	for _, p := range procs {
 		g.Go(func() error { return p.runner.Run(runners) })
 		g.Go(func() error { return runSummaries(runners, p.cfg, db, hc, log) })
+		g.Go(func() error { return runVectors(runners, cfg, p.cfg, db, hc, log) })
+		g.Go(func() error { return runNotes(runners, cfg, p.cfg, db, log) })
 		// Turns queued by other processes (mynah pair approve's welcome) wake nobody.
 		g.Go(func() error { wakeEvery(runners, queuePoll, p.runner.Wake); return nil })
 	}
@@ -182,7 +184,12 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
-	tools, err := agentTools(a, db)
+	search, err := newAgentSearch(cfg, a, db, hc, log)
+	if err != nil {
+		// Search stays keyword-only; stopping serve for it would end every chat.
+		log.Error("vector search disabled", "agent", a.Name, "err", err)
+	}
+	tools, err := agentTools(cfg, a, db, search)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.Name, err)
 	}
@@ -195,7 +202,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		ReplyTokens:    a.ReplyTokens,
 		Stream:         *a.Stream,
 		Apology:        firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
-		Prompt:         newAssembler(a, me, db, newMemberCounts(bot, log)),
+		Prompt:         newAssembler(a, me, db, search.history, newMemberCounts(bot, log)),
 		Tools:          tools,
 		ToolRounds:     a.ToolRounds,
 		StickerSets:    a.Stickers,

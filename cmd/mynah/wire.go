@@ -15,6 +15,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/llm/anthropic"
 	"github.com/mynah-ai/mynah/internal/llm/gemini"
 	"github.com/mynah-ai/mynah/internal/llm/openai"
+	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/telegram"
@@ -156,10 +157,11 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 	}
 }
 
-// newAssembler builds the agent's prompt assembler. The memory engine's sources plug in
-// here when it lands; until then those layers are empty. members may be nil (unknown).
-func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, members *memberCounts) *prompt.Assembler {
-	src := prompt.Sources{Memory: memoryLayer(a, store), Summaries: summaryLayer(a, store), Recall: recallLayer(store)}
+// newAssembler builds the agent's prompt assembler with the memory engine's layers:
+// facts and curated notes, summaries, and recall over history (none when history is nil).
+// members may be nil (unknown).
+func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, history *memory.Searcher, members *memberCounts) *prompt.Assembler {
+	src := prompt.Sources{Memory: memoryLayer(a, store), Summaries: summaryLayer(a, store), Recall: recallLayer(history)}
 	if members != nil {
 		src.Members = members.Count
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// Kind is what a search result is. Only messages are searched today; notes, facts and
-// summaries come with their indexes and share Result.
+// Kind is what a search result is. Messages and notes (WithNotes) are searched today;
+// facts and summaries come with their indexes and share Result.
 type Kind string
 
 // Kinds of results.
@@ -101,6 +101,8 @@ type Searcher struct {
 	opts  Options
 	stop  map[string]bool
 	now   func() time.Time
+	notes NoteSource // nil: messages only (see WithNotes)
+	vec   *Vectors   // nil: keyword only (see WithVectors)
 }
 
 // NewSearcher returns a Searcher over store; it does no I/O. now defaults to time.Now.
@@ -142,6 +144,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.vec != nil {
+		cands = s.fuseVectors(ctx, q, cands)
+	}
 	if s.opts.Expansion > 0 && len(cands) > 0 {
 		if cands, err = s.expand(ctx, q, terms, cands); err != nil {
 			return nil, err
@@ -169,7 +174,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			Snippet: Snippet(m.Text, terms, 240), Source: fmt.Sprintf("chat %d #%d", m.Chat.ID, m.ID), Message: &m,
 		})
 	}
-	return out, nil
+	return s.addNotes(ctx, q, terms, out, k)
 }
 
 // keyword fetches the keyword candidates of terms and fuses them (with no vectors yet)

@@ -25,7 +25,7 @@ var _ tool.Tool = SearchTool{}
 func (SearchTool) Spec() llm.Tool {
 	return llm.Tool{
 		Name:        "memory_search",
-		Description: "Search the earlier history of this chat, beyond what you can see, for messages about something. Returns the best matches with their time, sender, message id and a score.",
+		Description: "Search the earlier history of this chat, beyond what you can see, and your notes, for messages about something. Returns the best matches with their time, sender, message id (or a note's path and lines) and a score.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"query":{"type":"string","description":"what to look for, in plain words"},` +
 			`"k":{"type":"integer","minimum":1,"maximum":20,"description":"how many results (default 5)"}},` +
@@ -58,14 +58,28 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	}
 	var b strings.Builder
 	for _, r := range res {
+		if r.Kind == KindNote {
+			fmt.Fprintf(&b, "[note %s] (score %.2f): %s\n", r.Source, r.Score, r.Snippet)
+			continue
+		}
 		fmt.Fprintf(&b, "[%s #%d] %s (score %.2f): %s\n", r.Time.UTC().Format("2006-01-02 15:04"), r.MessageID,
 			r.Message.Sender.Name(), r.Score, r.Snippet)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// GetTool is the memory_get tool: one message of the chat with the turns around it.
-type GetTool struct{ store History }
+// GetTool is the memory_get tool: one message of the chat with the turns around it, or
+// lines of a note (WithNotes).
+type GetTool struct {
+	store History
+	notes *Notes
+}
+
+// WithNotes returns the tool reading notes' lines too.
+func (t GetTool) WithNotes(n *Notes) GetTool {
+	t.notes = n
+	return t
+}
 
 // NewGetTool returns the memory_get tool over store.
 func NewGetTool(store History) GetTool { return GetTool{store: store} }
@@ -73,7 +87,19 @@ func NewGetTool(store History) GetTool { return GetTool{store: store} }
 var _ tool.Tool = GetTool{}
 
 // Spec describes memory_get to the model.
-func (GetTool) Spec() llm.Tool {
+func (t GetTool) Spec() llm.Tool {
+	if t.notes != nil {
+		return llm.Tool{
+			Name:        "memory_get",
+			Description: "Read a message of this chat by its message id, with the messages just before and after it; or lines of a note by its path, as memory_search shows them (path:from-to).",
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"message_id":{"type":"integer","description":"the message id, as memory_search shows it after #"},` +
+				`"around":{"type":"integer","minimum":0,"maximum":10,"description":"messages to show before and after (default 2)"},` +
+				`"path":{"type":"string","description":"a note's path, as memory_search shows it before the colon"},` +
+				`"from":{"type":"integer","minimum":1,"description":"the note's first line to read"},` +
+				`"to":{"type":"integer","minimum":1,"description":"the note's last line to read"}}}`),
+		}
+	}
 	return llm.Tool{
 		Name:        "memory_get",
 		Description: "Read a message of this chat by its message id, with the messages just before and after it.",
@@ -87,11 +113,17 @@ func (GetTool) Spec() llm.Tool {
 // Run reads the message and its neighbours from the call's chat.
 func (t GetTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	var args struct {
-		MessageID int64 `json:"message_id"`
-		Around    *int  `json:"around"`
+		MessageID int64  `json:"message_id"`
+		Around    *int   `json:"around"`
+		Path      string `json:"path"`
+		From      int    `json:"from"`
+		To        int    `json:"to"`
 	}
 	if err := json.Unmarshal(c.Args, &args); err != nil {
 		return "", fmt.Errorf("arguments are not {\"message_id\": integer, \"around\": integer}: %v", err)
+	}
+	if args.Path != "" && t.notes != nil {
+		return t.notes.NoteLines(args.Path, args.From, args.To)
 	}
 	n := 2
 	if args.Around != nil {

@@ -46,6 +46,13 @@ type stmts struct {
 	latestRolling, latestPeriodic, summariesDue, between          *sql.Stmt
 	hasSummaries                                                  *sql.Stmt
 	betweenThread, older, promptsAfter, lastTurn                  *sql.Stmt
+	// Notes (notes.go).
+	agentNoW, noteHash, upsertNoteFile, deleteNoteChunks, deleteNoteFile *sql.Stmt
+	nextNoteChunk, insertNoteChunk, noteFiles, searchNotes               *sql.Stmt
+	// Vectors (vectors.go).
+	insertVector, insertVectorItem, setVectorProgress        *sql.Stmt
+	vectorProgress, vectorPending, vectorByHash, vectorsChat *sql.Stmt
+	vectorsAgent                                             *sql.Stmt
 
 	all []*sql.Stmt // every statement above, for close
 }
@@ -140,6 +147,23 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.older, read, queryOlder},
 		{&s.promptsAfter, read, queryPromptsAfter},
 		{&s.lastTurn, read, queryLastTurn},
+		{&s.agentNoW, write, queryAgentScope},
+		{&s.noteHash, write, queryNoteHash},
+		{&s.upsertNoteFile, write, upsertNoteFile},
+		{&s.deleteNoteChunks, write, deleteNoteChunks},
+		{&s.deleteNoteFile, write, deleteNoteFile},
+		{&s.nextNoteChunk, write, queryNextChunk},
+		{&s.insertNoteChunk, write, insertNoteChunk},
+		{&s.noteFiles, read, queryNoteFiles},
+		{&s.searchNotes, read, querySearchNotes},
+		{&s.insertVector, write, insertVector},
+		{&s.insertVectorItem, write, insertVectorItem},
+		{&s.setVectorProgress, write, setVectorProgress},
+		{&s.vectorProgress, read, queryVectorProgress},
+		{&s.vectorPending, read, queryVectorPending},
+		{&s.vectorByHash, read, queryVectorByHash},
+		{&s.vectorsChat, read, queryVectorsChat},
+		{&s.vectorsAgent, read, queryVectorsAgent},
 	} {
 		st, err := p.on.PrepareContext(ctx, p.query)
 		if err != nil {

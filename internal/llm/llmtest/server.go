@@ -103,6 +103,8 @@ type Server struct {
 	def     func(Recorded) Reply
 	reqs    []Recorded
 	arrived chan struct{} // closed and replaced whenever a request is recorded
+
+	emb embeddings // embeddings endpoint (embed.go)
 }
 
 func newServer(t TB, d dialect, suffix string) *Server {
@@ -160,6 +162,9 @@ func (s *Server) WaitRequests(ctx context.Context, n int) ([]Recorded, error) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
+		return
+	}
+	if s.serveEmbed(w, r, body) {
 		return
 	}
 	rec := Recorded{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}
