@@ -117,7 +117,11 @@ func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
 		if it.Time != nil {
 			when = it.Time.Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s: %s\n", it.Score, when, it.Source, it.Sender, it.Snippet)
+		text := it.Snippet
+		if it.Sender != "" {
+			text = it.Sender + ": " + text
+		}
+		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", it.Score, when, it.Source, text)
 	}
 	return tw.Flush()
 }
