@@ -130,10 +130,12 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 // in a third of 100,000 messages), and its low IDF adds little to the ranking. So a query
 // drops its common terms when it has rarer ones (stop words found in the data rather than
 // listed), and a query made only of common terms ranks their newest recentMatches
-// matches. Scopes below commonTerm messages, the usual chat, are searched exactly.
+// matches (1,000 put search p95 over 100,000 messages at 5.2 ms, 500 at 4.4 ms; such a
+// query says little, and in a chat the newest matches are the likely ones). Scopes below
+// commonTerm messages, the usual chat, are searched exactly.
 const (
 	commonTerm    = 500
-	recentMatches = 1000
+	recentMatches = 500
 )
 
 // rareTerms returns the terms with fewer than commonTerm matches in cols of the scope.
