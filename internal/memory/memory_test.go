@@ -88,7 +88,7 @@ func (f *fakeHistory) SearchHistory(_ context.Context, q mynah.SearchQuery) ([]m
 	f.searches++
 	var hits []mynah.SearchHit
 	for _, m := range f.msgs {
-		if q.Chat != 0 && m.Chat.ID != q.Chat {
+		if q.Chat != 0 && m.Chat.ID != q.Chat || q.Sender != 0 && m.Sender.ID != q.Sender {
 			continue
 		}
 		n := 0
@@ -240,5 +240,35 @@ func TestTools(t *testing.T) {
 	}
 	if _, err := call(NewGetTool(h), `{"message_id":77}`); err == nil {
 		t.Error("memory_get of a missing message succeeded")
+	}
+}
+
+// TestSearchToolAboutUser: "about": "user" finds what the person answered wrote in other
+// chats, and nobody else's words from there; the default stays in this chat.
+func TestSearchToolAboutUser(t *testing.T) {
+	h := conversation()
+	other := mynah.Chat{ID: -500, Type: mynah.ChatGroup}
+	t0 := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	h.msgs = append(h.msgs,
+		mynah.Message{Chat: other, ID: 1, Sender: alice, Time: t0, Text: "my bicycle lock code changed"},
+		mynah.Message{Chat: other, ID: 2, Sender: bob, Time: t0, Text: "my bicycle is red"})
+	search := NewSearchTool(NewSearcher(h, Options{}, nil))
+	run := func(args string) string {
+		t.Helper()
+		out, err := search.Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Sender: alice, Args: json.RawMessage(args)})
+		if err != nil {
+			t.Fatalf("memory_search %s: %v", args, err)
+		}
+		return out
+	}
+	if out := run(`{"query":"bicycle"}`); out != "No messages found." {
+		t.Errorf("memory_search in this chat = %q: other chats leaked", out)
+	}
+	out := run(`{"query":"bicycle","about":"user"}`)
+	if !strings.Contains(out, "in chat -500] Alice") || !strings.Contains(out, "lock code") || strings.Contains(out, "red") {
+		t.Errorf("memory_search about the user = %q: want Alice's own message from the other chat only", out)
+	}
+	if _, err := search.Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Sender: alice, Args: json.RawMessage(`{"query":"x","about":"everyone"}`)}); err == nil {
+		t.Error(`about "everyone" was accepted`)
 	}
 }

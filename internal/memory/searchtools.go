@@ -13,7 +13,8 @@ import (
 )
 
 // SearchTool is the memory_search tool: the model searches the history of the chat it is
-// in. It never reaches other chats, whose people did not speak to this one.
+// in, or, with "about": "user", what the person it answers wrote in any chat of the agent
+// (their own words only: other people's messages never cross from one chat to another).
 type SearchTool struct{ searcher *Searcher }
 
 // NewSearchTool returns the memory_search tool over s.
@@ -28,7 +29,8 @@ func (SearchTool) Spec() llm.Tool {
 		Description: "Search the earlier history of this chat, beyond what you can see, and your notes, for messages about something. Returns the best matches with their time, sender, message id (or a note's path and lines) and a score.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"query":{"type":"string","description":"what to look for, in plain words"},` +
-			`"k":{"type":"integer","minimum":1,"maximum":20,"description":"how many results (default 5)"}},` +
+			`"k":{"type":"integer","minimum":1,"maximum":20,"description":"how many results (default 5)"},` +
+			`"about":{"type":"string","enum":["chat","user"],"description":"chat (default): this chat's history and your notes; user: what the person you are answering wrote in any chat with you"}},` +
 			`"required":["query"]}`),
 	}
 }
@@ -38,9 +40,21 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	var args struct {
 		Query string `json:"query"`
 		K     int    `json:"k"`
+		About string `json:"about"`
 	}
 	if err := json.Unmarshal(c.Args, &args); err != nil {
-		return "", fmt.Errorf("arguments are not {\"query\": string, \"k\": integer}: %v", err)
+		return "", fmt.Errorf("arguments are not {\"query\": string, \"k\": integer, \"about\": string}: %v", err)
+	}
+	q := Query{Agent: c.Agent, Chat: c.Chat.ID}
+	switch args.About {
+	case "", "chat":
+	case "user":
+		if c.Sender.ID == 0 {
+			return "", errors.New(`about "user": this turn answers nobody in particular`)
+		}
+		q.Chat, q.Sender = 0, c.Sender.ID
+	default:
+		return "", fmt.Errorf(`about must be "chat" or "user", not %q`, args.About)
 	}
 	if strings.TrimSpace(args.Query) == "" {
 		return "", errors.New("query is empty")
@@ -49,7 +63,8 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	if k == 0 {
 		k = 5
 	}
-	res, err := t.searcher.Search(ctx, Query{Agent: c.Agent, Chat: c.Chat.ID, Text: args.Query, K: k})
+	q.Text, q.K = args.Query, k
+	res, err := t.searcher.Search(ctx, q)
 	if err != nil {
 		return "", errors.New("memory search failed")
 	}
@@ -62,8 +77,12 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 			fmt.Fprintf(&b, "[note %s] (score %.2f): %s\n", r.Source, r.Score, r.Snippet)
 			continue
 		}
-		fmt.Fprintf(&b, "[%s #%d] %s (score %.2f): %s\n", r.Time.UTC().Format("2006-01-02 15:04"), r.MessageID,
-			r.Message.Sender.Name(), r.Score, r.Snippet)
+		where := ""
+		if r.Chat != c.Chat.ID {
+			where = fmt.Sprintf(" in chat %d", r.Chat)
+		}
+		fmt.Fprintf(&b, "[%s #%d%s] %s (score %.2f): %s\n", r.Time.UTC().Format("2006-01-02 15:04"), r.MessageID,
+			where, r.Message.Sender.Name(), r.Score, r.Snippet)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
