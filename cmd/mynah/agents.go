@@ -91,6 +91,9 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 	if err := validateSummaries(&a); err != nil {
 		return a, err
 	}
+	if err := validateSearch(&a); err != nil {
+		return a, err
+	}
 	if err := validatePrompt(&a); err != nil {
 		return a, err
 	}
@@ -221,6 +224,7 @@ func inherit(a *agentSettings, d agentSettings) {
 	}
 	inheritAccess(&a.Access, d.Access)
 	inheritSummaries(&a.Summaries, d.Summaries)
+	inheritSearch(&a.Search, d.Search)
 }
 
 // validatePrompt checks the prompt settings of an agent.

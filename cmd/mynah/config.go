@@ -100,6 +100,8 @@ type agentSettings struct {
 	Embeddings      string        `yaml:"embeddings"`       // provider/model for vector search; empty: keyword search only
 	// Summaries: rolling compaction and periodic summaries (summaries.go).
 	Summaries summariesConfig `yaml:"summaries"`
+	// Search: how memory search ranks (tools.go).
+	Search searchConfig `yaml:"search"`
 }
 
 // sharesConfig are the fractions of the prompt budget the optional layers may use.
