@@ -174,7 +174,8 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: cannot reach Telegram with its bot token: %w", a.Name, err)
 	}
-	registerMenus(ctx, bot, a.Name, a.Policy, log)
+	// Menus are a convenience: registering them (up to 50 calls) never delays start-up.
+	go registerMenus(ctx, bot, a.Name, a.Policy, log)
 	if cfg.Telegram.Mode == "polling" {
 		if err := bot.DeleteWebhook(ctx); err != nil {
 			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
