@@ -31,8 +31,7 @@ func contextCommand() *cobra.Command {
 }
 
 type contextFlags struct {
-	Dir     string
-	Agent   string
+	agentFlags
 	Chat    int64
 	Format  string
 	Compact bool
@@ -52,8 +51,7 @@ func contextShowCommand() *cobra.Command {
 			return contextShow(cmd.Context(), f, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVarP(&f.Dir, "config", "c", ".", "configuration directory")
-	cmd.Flags().StringVar(&f.Agent, "agent", "", "agent (default: the first)")
+	f.register(cmd, "agent (default: the first)")
 	cmd.Flags().Int64Var(&f.Chat, "chat", 0, "chat id")
 	cmd.Flags().StringVar(&f.Format, "format", "text", "output: text or json")
 	cmd.Flags().BoolVar(&f.Compact, "compact", false, "render the history in the compact format")
@@ -73,8 +71,7 @@ func contextExplainCommand() *cobra.Command {
 			return contextExplain(cmd.Context(), f, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVarP(&f.Dir, "config", "c", ".", "configuration directory")
-	cmd.Flags().StringVar(&f.Agent, "agent", "", "agent (default: every agent)")
+	f.register(cmd, "agent (default: every agent)")
 	cmd.Flags().Int64Var(&f.Chat, "chat", 0, "chat id (default: any chat)")
 	cmd.Flags().Int64Var(&f.Reply, "reply", 0, "Telegram message id of the reply")
 	cmd.Flags().StringVar(&f.Format, "format", "text", "output: text or json")
@@ -82,12 +79,35 @@ func contextExplainCommand() *cobra.Command {
 }
 
 // openStore opens the agents' database read-write (SQLite WAL lets serve run meanwhile).
-func openStore(ctx context.Context, cfg *config) (*sqlite.DB, error) {
+// A missing database is an error unless create is set (import and facts may come before
+// the agent first runs).
+func openStore(ctx context.Context, cfg *config, create bool) (*sqlite.DB, error) {
 	path := filepath.Join(cfg.DataDir, "mynah.db")
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err != nil && !create {
 		return nil, fmt.Errorf("no database at %s: has mynah serve run with this configuration?", path)
 	}
 	return sqlite.Open(ctx, path)
+}
+
+// agentFlags are the flags of the operator commands that work on one agent's data.
+type agentFlags struct {
+	Dir   string
+	Agent string
+}
+
+func (f *agentFlags) register(cmd *cobra.Command, agentHelp string) {
+	cmd.Flags().StringVarP(&f.Dir, "config", "c", ".", "configuration directory")
+	cmd.Flags().StringVar(&f.Agent, "agent", "", agentHelp)
+}
+
+// loadPicked loads the configuration in f.Dir and picks the agent f names.
+func loadPicked(f agentFlags, opts loadOptions) (*config, agentConfig, error) {
+	cfg, err := loadConfig(f.Dir, os.Getenv, opts)
+	if err != nil {
+		return nil, agentConfig{}, err
+	}
+	a, err := pickAgent(cfg, f.Agent)
+	return cfg, a, err
 }
 
 func pickAgent(cfg *config, name string) (agentConfig, error) {
@@ -103,18 +123,14 @@ func pickAgent(cfg *config, name string) (agentConfig, error) {
 }
 
 func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
-	cfg, err := loadConfig(f.Dir, os.Getenv, loadOptions{NoTokens: true})
-	if err != nil {
-		return err
-	}
-	a, err := pickAgent(cfg, f.Agent)
+	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoTokens: true})
 	if err != nil {
 		return err
 	}
 	if f.Compact {
 		a.Format = prompt.FormatCompact
 	}
-	db, err := openStore(ctx, cfg)
+	db, err := openStore(ctx, cfg, false)
 	if err != nil {
 		return err
 	}
@@ -190,7 +206,7 @@ func contextExplain(ctx context.Context, f contextFlags, w io.Writer) error {
 		}
 		agents = []agentConfig{a}
 	}
-	db, err := openStore(ctx, cfg)
+	db, err := openStore(ctx, cfg, false)
 	if err != nil {
 		return err
 	}

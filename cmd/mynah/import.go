@@ -10,7 +10,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -18,12 +17,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 type importFlags struct {
-	Dir     string
-	Agent   string
+	agentFlags
 	Chat    int64
 	SkipBad bool
 }
@@ -88,19 +85,14 @@ export's, in the Bot API's form (-100… for supergroups and channels); --chat o
 }
 
 func addImportFlags(cmd *cobra.Command, f *importFlags) {
-	cmd.Flags().StringVarP(&f.Dir, "config", "c", ".", "configuration directory")
-	cmd.Flags().StringVar(&f.Agent, "agent", "", "agent (default: the first)")
+	f.register(cmd, "agent (default: the first)")
 	cmd.Flags().BoolVar(&f.SkipBad, "skip-bad", false, "import the valid messages even when some are invalid")
 }
 
 // runImport imports src into chat for the configured agent, creating the database when
 // it does not exist yet (history can be imported before the agent ever runs).
 func runImport(ctx context.Context, f importFlags, chat mynah.Chat, src messageSource, stderr io.Writer) error {
-	cfg, err := loadConfig(f.Dir, os.Getenv, loadOptions{NoKeys: true})
-	if err != nil {
-		return err
-	}
-	a, err := pickAgent(cfg, f.Agent)
+	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
 		return err
 	}
@@ -108,7 +100,7 @@ func runImport(ctx context.Context, f importFlags, chat mynah.Chat, src messageS
 	if err != nil {
 		return err
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, "mynah.db"))
+	db, err := openStore(ctx, cfg, true)
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -21,16 +19,14 @@ import (
 
 // factFlags are the flags every facts command takes.
 type factFlags struct {
-	Dir   string
-	Agent string
-	User  int64
-	JSON  bool
-	All   bool
+	agentFlags
+	User int64
+	JSON bool
+	All  bool
 }
 
 func (f *factFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.Dir, "config", "c", ".", "configuration directory")
-	cmd.Flags().StringVar(&f.Agent, "agent", "", "agent (default: the first)")
+	f.agentFlags.register(cmd, "agent (default: the first)")
 	cmd.Flags().Int64Var(&f.User, "user", 0, "Telegram user id of the person the facts are about")
 }
 
@@ -112,21 +108,11 @@ type factJSON struct {
 
 // openFacts loads the configuration and opens the store of the agent named in f.
 func openFacts(ctx context.Context, f factFlags, create bool) (*sqlite.DB, agentConfig, error) {
-	cfg, err := loadConfig(f.Dir, os.Getenv, loadOptions{NoTokens: true})
+	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoTokens: true})
 	if err != nil {
 		return nil, agentConfig{}, err
 	}
-	a, err := pickAgent(cfg, f.Agent)
-	if err != nil {
-		return nil, agentConfig{}, err
-	}
-	var db *sqlite.DB
-	if create {
-		// An operator may seed facts before the agent first runs.
-		db, err = sqlite.Open(ctx, filepath.Join(cfg.DataDir, "mynah.db"))
-	} else {
-		db, err = openStore(ctx, cfg)
-	}
+	db, err := openStore(ctx, cfg, create) // an operator may seed facts before the agent first runs
 	return db, a, err
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,8 +20,7 @@ import (
 )
 
 type memorySearchFlags struct {
-	Dir   string
-	Agent string
+	agentFlags
 	Chat  int64
 	User  int64
 	Query string
@@ -46,8 +44,7 @@ func memorySearchCommand() *cobra.Command {
 			return memorySearch(cmd.Context(), f, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVarP(&f.Dir, "config", "c", ".", "configuration directory")
-	cmd.Flags().StringVar(&f.Agent, "agent", "", "agent (default: the first)")
+	f.register(cmd, "agent (default: the first)")
 	cmd.Flags().Int64Var(&f.Chat, "chat", 0, "only this chat (default: every chat)")
 	cmd.Flags().Int64Var(&f.User, "user", 0, "only what this user said")
 	cmd.Flags().StringVarP(&f.Query, "query", "q", "", "what to look for, in plain words")
@@ -70,15 +67,11 @@ type searchItem struct {
 }
 
 func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
-	cfg, err := loadConfig(f.Dir, os.Getenv, loadOptions{NoKeys: true})
+	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
 		return err
 	}
-	a, err := pickAgent(cfg, f.Agent)
-	if err != nil {
-		return err
-	}
-	db, err := openStore(ctx, cfg)
+	db, err := openStore(ctx, cfg, false)
 	if err != nil {
 		return err
 	}

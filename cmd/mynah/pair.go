@@ -112,7 +112,7 @@ func openPairings(ctx context.Context, dir string) (*sqlite.DB, *config, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := openStore(ctx, cfg)
+	db, err := openStore(ctx, cfg, false)
 	if err != nil {
 		return nil, nil, err
 	}
