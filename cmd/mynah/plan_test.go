@@ -35,8 +35,8 @@ func TestPlanInGroup(t *testing.T) {
 	if sent[0].Text != "Let me think." || sent[0].ReplyTo != mention.MessageID {
 		t.Errorf("first message %q replying to %d, want the answer text replying to the mention %d", sent[0].Text, sent[0].ReplyTo, mention.MessageID)
 	}
-	if sent[1].Method != "sendSticker" {
-		t.Errorf("second message sent with %s, want sendSticker", sent[1].Method)
+	if st := sent[1].Message.Sticker; sent[1].Method != "sendSticker" || st == nil || st.Emoji != "💻" || st.SetName != "MrRibbit" {
+		t.Errorf("second message %s %+v, want the 💻 sticker of MrRibbit", sent[1].Method, sent[1].Message.Sticker)
 	}
 	if sent[2].Text != "Mynahs eat fruit and insects." || sent[2].ParseMode != "HTML" {
 		t.Errorf("third message %q (%s)", sent[2].Text, sent[2].ParseMode)

@@ -146,7 +146,9 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	return err
 }
 
-// printReplies prints what the bot sends as it arrives.
+// printReplies prints what the bot does as it happens: messages, stickers, reactions,
+// and edits (in a group a streamed answer is posted early and then edited into the whole
+// answer; only the last edit is the answer).
 func printReplies(ctx context.Context, events <-chan telegramtest.Event, name string, w io.Writer) {
 	for {
 		select {
@@ -156,12 +158,31 @@ func printReplies(ctx context.Context, events <-chan telegramtest.Event, name st
 			if !ok {
 				return
 			}
-			if ev.Kind != telegramtest.EventSent {
-				continue
+			if line := replyLine(ev, name); line != "" {
+				fmt.Fprintln(w, line)
 			}
-			fmt.Fprintf(w, "%s: %s\n", name, ev.Message.Text)
 		}
 	}
+}
+
+// replyLine is how play shows one event, or "" for events it does not show.
+func replyLine(ev telegramtest.Event, name string) string {
+	switch ev.Kind {
+	case telegramtest.EventSent:
+		if st := ev.Message.Message.Sticker; st != nil {
+			return fmt.Sprintf("%s: [sticker %s]", name, st.Emoji)
+		}
+		return fmt.Sprintf("%s: %s", name, ev.Message.Text)
+	case telegramtest.EventEdited:
+		return fmt.Sprintf("%s (edited #%d): %s", name, ev.Message.MessageID, ev.Message.Text)
+	case telegramtest.EventReaction:
+		var emoji []string
+		for _, r := range ev.Reaction.Reaction {
+			emoji = append(emoji, r.Emoji)
+		}
+		return fmt.Sprintf("%s reacted %s to message #%d", name, strings.Join(emoji, ""), ev.Reaction.MessageID)
+	}
+	return ""
 }
 
 // waitQuiet returns once the emulator has delivered every update and the agent has no

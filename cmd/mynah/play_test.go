@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
+	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
 )
 
 // TestPlay talks to the agent through `mynah play`, as a user trying a persona would:
@@ -88,4 +89,23 @@ func playEnv(h *harness) []string {
 		}
 	}
 	return env
+}
+
+// TestPlayShowsWhatTheBotDoes: play prints stickers, reactions and edits (a group answer
+// is streamed into an edited message), not only new text messages.
+func TestPlayShowsWhatTheBotDoes(t *testing.T) {
+	for _, c := range []struct {
+		ev   telegramtest.Event
+		want string
+	}{
+		{telegramtest.Event{Kind: telegramtest.EventSent, Message: telegramtest.SentMessage{Text: "hi"}}, "Mynah: hi"},
+		{telegramtest.Event{Kind: telegramtest.EventSent, Message: telegramtest.SentMessage{Message: telegramtest.Message{Sticker: &telegramtest.Sticker{Emoji: "💻"}}}}, "Mynah: [sticker 💻]"},
+		{telegramtest.Event{Kind: telegramtest.EventEdited, Message: telegramtest.SentMessage{MessageID: 7, Text: "the whole answer"}}, "Mynah (edited #7): the whole answer"},
+		{telegramtest.Event{Kind: telegramtest.EventReaction, Reaction: telegramtest.Reaction{MessageID: 3, Reaction: []telegramtest.ReactionType{{Type: "emoji", Emoji: "👍"}}}}, "Mynah reacted 👍 to message #3"},
+		{telegramtest.Event{Kind: telegramtest.EventAction}, ""},
+	} {
+		if got := replyLine(c.ev, "Mynah"); got != c.want {
+			t.Errorf("replyLine(%v) = %q, want %q", c.ev.Kind, got, c.want)
+		}
+	}
 }

@@ -120,6 +120,9 @@ func (s *Server) sendPhoto(_ context.Context, b *bot, p params) (any, string, *E
 func (s *Server) sendSticker(_ context.Context, b *bot, p params) (any, string, *Error) {
 	return s.sendMedia(b, p, "sendSticker", "sticker", KindSticker, func(m *Message, f *storedFile) {
 		m.Sticker = sticker(f, p.str("emoji"), "")
+		if st := s.setStickerLocked(f.id); st != nil {
+			m.Sticker = st // a sticker of a set keeps its emoji and set name, as on Telegram
+		}
 	})
 }
 

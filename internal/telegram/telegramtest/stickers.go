@@ -44,3 +44,16 @@ func (s *Server) getStickerSet(_ context.Context, _ *bot, p params) (any, string
 	}
 	return *set, "", nil
 }
+
+// setStickerLocked returns the sticker of an added set whose file is fileID, or nil. The
+// caller holds s.mu.
+func (s *Server) setStickerLocked(fileID string) *Sticker {
+	for _, set := range s.stickerSets {
+		for _, st := range set.Stickers {
+			if st.FileID == fileID {
+				return &st
+			}
+		}
+	}
+	return nil
+}
