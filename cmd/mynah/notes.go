@@ -28,11 +28,10 @@ func episodicDir(cfg *config, a agentConfig) string {
 
 // runNotes keeps a's notes index in step with the files: at once, then every notesPoll,
 // until ctx is done. A failed sync is logged and retried on the next tick.
-func runNotes(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, log *slog.Logger) error {
-	notes := agentNotes(cfg, a, db)
+func runNotes(ctx context.Context, agent string, notes *memory.Notes, log *slog.Logger) error {
 	sync := func() {
 		if _, err := notes.Sync(ctx); err != nil && ctx.Err() == nil {
-			log.Error("indexing notes", "agent", a.Name, "err", err)
+			log.Error("indexing notes", "agent", agent, "err", err)
 		}
 	}
 	sync()
@@ -41,11 +40,10 @@ func runNotes(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, lo
 }
 
 // notesTools are the tools over a's history and notes: memory_search, memory_get and note.
-func notesTools(cfg *config, a agentConfig, db *sqlite.DB, search *memory.Searcher) []tool.Tool {
-	notes := agentNotes(cfg, a, db)
+func notesTools(cfg *config, a agentConfig, db *sqlite.DB, search agentSearch) []tool.Tool {
 	return []tool.Tool{
-		memory.NewSearchTool(search),
-		memory.NewGetTool(db).WithNotes(notes),
+		memory.NewSearchTool(search.all),
+		memory.NewGetTool(db).WithNotes(search.notes),
 		memory.NewNoteTool(episodicDir(cfg, a)),
 	}
 }

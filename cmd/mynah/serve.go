@@ -17,6 +17,7 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/metrics"
 	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
@@ -71,6 +72,7 @@ type agentProcess struct {
 	bot    *telegram.Bot
 	runner *runtime.Runner
 	ingest *ingest.Ingester
+	notes  *memory.Notes
 }
 
 // serve runs every agent until ctx is cancelled, then shuts down in order: stop intake,
@@ -118,7 +120,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 		g.Go(func() error { return p.runner.Run(runners) })
 		g.Go(func() error { return runSummaries(runners, p.cfg, db, hc, log) })
 		g.Go(func() error { return runVectors(runners, cfg, p.cfg, db, hc, log) })
-		g.Go(func() error { return runNotes(runners, cfg, p.cfg, db, log) })
+		g.Go(func() error { return runNotes(runners, p.cfg.Name, p.notes, log) })
 		// Turns queued by other processes (mynah pair approve's welcome) wake nobody.
 		g.Go(func() error { wakeEvery(runners, queuePoll, p.runner.Wake); return nil })
 	}
@@ -243,7 +245,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Answer:  answerCallbacks(bot),
 	})
 	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model, "private", a.Policy.Private)
-	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in}, nil
+	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in, notes: search.notes}, nil
 }
 
 // handle is the intake handler: normalised update → durable intake.

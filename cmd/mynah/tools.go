@@ -14,7 +14,7 @@ import (
 // agentTools are the tools an agent offers the model besides the plan tools (which the
 // runtime adds itself): the memory engine's.
 func agentTools(cfg *config, a agentConfig, db *sqlite.DB, search agentSearch) (tool.Registry, error) {
-	return tool.NewRegistry(append(factTools(a, db), notesTools(cfg, a, db, search.all)...)...)
+	return tool.NewRegistry(append(factTools(a, db), notesTools(cfg, a, db, search)...)...)
 }
 
 // agentSearch is how an agent searches its memory: history is its messages, for the
@@ -24,6 +24,7 @@ func agentTools(cfg *config, a agentConfig, db *sqlite.DB, search agentSearch) (
 type agentSearch struct {
 	history *memory.Searcher
 	all     *memory.Searcher
+	notes   *memory.Notes // the agent's notes, kept in step with their files by runNotes
 }
 
 // newAgentSearch builds a's searchers. A failure to set up embeddings is returned with
@@ -34,7 +35,8 @@ func newAgentSearch(cfg *config, a agentConfig, db *sqlite.DB, hc *http.Client, 
 	if v != nil {
 		history = history.WithVectors(v)
 	}
-	return agentSearch{history: history, all: history.WithNotes(agentNotes(cfg, a, db))}, err
+	notes := agentNotes(cfg, a, db)
+	return agentSearch{history: history, all: history.WithNotes(notes), notes: notes}, err
 }
 
 // searchConfig tunes memory search; unset keys keep the defaults measured on LoCoMo.
