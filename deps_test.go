@@ -16,7 +16,7 @@ func TestLayering(t *testing.T) {
 		t.Skipf("go list unavailable: %v", err)
 	}
 	const mod = "github.com/mynah-ai/mynah"
-	pipeline := map[string]bool{mod + "/internal/ingest": true, mod + "/internal/runtime": true, mod + "/internal/prompt": true}
+	pipeline := map[string]bool{mod + "/internal/ingest": true, mod + "/internal/lane": true, mod + "/internal/prompt": true}
 	adapters := map[string]bool{
 		mod + "/internal/telegram": true, mod + "/internal/sqlite": true,
 		mod + "/internal/llm/openai": true, mod + "/internal/llm/anthropic": true, mod + "/internal/llm/gemini": true,

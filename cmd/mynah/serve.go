@@ -17,9 +17,9 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/metrics"
-	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
 )
@@ -70,7 +70,7 @@ type serveOptions struct {
 type agentProcess struct {
 	cfg    agentConfig
 	bot    *telegram.Bot
-	runner *runtime.Runner
+	runner *lane.Runner
 	ingest *ingest.Ingester
 	notes  *memory.Notes
 }
@@ -196,7 +196,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.Name, err)
 	}
-	rt := runtime.New(runtime.Agent{
+	rt := lane.New(lane.Agent{
 		Name:           a.Name,
 		Bot:            me,
 		Model:          model,
@@ -212,7 +212,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		TypingDelay:    *a.TypingDelay,
 		TaskRetries:    a.TaskRetries,
 		TaskRetryDelay: mustDuration(a.TaskRetryDelay),
-	}, db, newSender(bot), runtime.Options{
+	}, db, newSender(bot), lane.Options{
 		Format:   formatReply,
 		Grace:    cfg.Shutdown,
 		Parallel: cfg.Parallel,

@@ -11,13 +11,13 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/anthropic"
 	"github.com/mynah-ai/mynah/internal/llm/gemini"
 	"github.com/mynah-ai/mynah/internal/llm/openai"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 	"github.com/mynah-ai/mynah/internal/tokens"
@@ -67,13 +67,13 @@ func (s telegramSender) Typing(ctx context.Context, chat mynah.ChatID, thread in
 
 // formatReply turns the model's Markdown into Telegram HTML parts of at most 4096
 // characters, each with its plain-text fallback.
-func formatReply(md string) []runtime.Piece {
+func formatReply(md string) []lane.Piece {
 	if md == "" {
 		return nil
 	}
-	var pieces []runtime.Piece
+	var pieces []lane.Piece
 	for _, h := range tghtml.Split(tghtml.Format(md), 4096) {
-		pieces = append(pieces, runtime.Piece{HTML: h, Plain: tghtml.Plain(h)})
+		pieces = append(pieces, lane.Piece{HTML: h, Plain: tghtml.Plain(h)})
 	}
 	return pieces
 }

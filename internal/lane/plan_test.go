@@ -1,4 +1,4 @@
-package runtime_test
+package lane_test
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/tool"
 )
@@ -48,15 +48,15 @@ func call(name, args string) llm.ToolCall {
 	return llm.ToolCall{ID: "call_" + name, Name: name, Arguments: json.RawMessage(args)}
 }
 
-func planRunner(t *testing.T, model llm.Model, tg runtime.Telegram, db *sqlite.DB, edit func(*runtime.Agent)) *runtime.Runner {
+func planRunner(t *testing.T, model llm.Model, tg lane.Telegram, db *sqlite.DB, edit func(*lane.Agent)) *lane.Runner {
 	t.Helper()
 	asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 10000}, db, prompt.Sources{}, nil)
-	a := runtime.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Apology: "sorry",
+	a := lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Apology: "sorry",
 		Prompt: asm, StickerSets: []string{"MrRibbit"}}
 	if edit != nil {
 		edit(&a)
 	}
-	return runtime.New(a, db, tg, runtime.Options{})
+	return lane.New(a, db, tg, lane.Options{})
 }
 
 func openDB(t *testing.T) *sqlite.DB {
@@ -69,7 +69,7 @@ func openDB(t *testing.T) *sqlite.DB {
 	return db
 }
 
-func texts(sent []runtime.Outgoing) []string {
+func texts(sent []lane.Outgoing) []string {
 	var out []string
 	for _, o := range sent {
 		out = append(out, o.Text)
@@ -141,7 +141,7 @@ func TestToolLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := planRunner(t, model, tg, db, func(a *runtime.Agent) { a.Tools = reg })
+	r := planRunner(t, model, tg, db, func(a *lane.Agent) { a.Tools = reg })
 	accept(t, db, 1, 1, "what do I like?", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 1})
 	runUntil(t, r, tg, 2)
 	if got := texts(tg.Sent()); strings.Join(got, "|") != "You like tea.|react:❤" {
@@ -176,7 +176,7 @@ type failingTelegram struct {
 	n    int
 }
 
-func (f *failingTelegram) Send(ctx context.Context, o runtime.Outgoing) (mynah.Message, error) {
+func (f *failingTelegram) Send(ctx context.Context, o lane.Outgoing) (mynah.Message, error) {
 	if strings.Contains(o.Text, f.fail) {
 		f.mu.Lock()
 		f.n++
@@ -187,7 +187,7 @@ func (f *failingTelegram) Send(ctx context.Context, o runtime.Outgoing) (mynah.M
 }
 
 func (f *failingTelegram) React(ctx context.Context, chat mynah.ChatID, msg mynah.MessageID, emoji string) error {
-	_, err := f.Send(ctx, runtime.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
+	_, err := f.Send(ctx, lane.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
 	return err
 }
 
@@ -206,7 +206,7 @@ func TestFailedTaskDropsPlan(t *testing.T) {
 	}}
 	tg := &failingTelegram{fakeTelegram: &fakeTelegram{got: make(chan struct{}, 1)}, fail: "doomed", err: errors.New("connection reset")}
 	db := openDB(t)
-	r := planRunner(t, model, tg, db, func(a *runtime.Agent) { a.TaskRetries, a.TaskRetryDelay = 3, time.Millisecond })
+	r := planRunner(t, model, tg, db, func(a *lane.Agent) { a.TaskRetries, a.TaskRetryDelay = 3, time.Millisecond })
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -248,7 +248,7 @@ func TestRejectedTaskSkipsDependents(t *testing.T) {
 		call("send_message", `{"text":"independent"}`),
 	}}}}
 	tg := &failingTelegram{fakeTelegram: &fakeTelegram{got: make(chan struct{}, 1)}, fail: "react:",
-		err: fmt.Errorf("%w: Bad Request: message to react not found", runtime.ErrRejected)}
+		err: fmt.Errorf("%w: Bad Request: message to react not found", lane.ErrRejected)}
 	db := openDB(t)
 	r := planRunner(t, model, tg, db, nil)
 	accept(t, db, 1, 1, "hi", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 1})

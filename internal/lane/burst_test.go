@@ -1,4 +1,4 @@
-package runtime_test
+package lane_test
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
@@ -85,8 +85,8 @@ func TestBurstCostsOneCall(t *testing.T) {
 				model := &busyModel{delay: c.call}
 				tg := &fakeTelegram{got: make(chan struct{}, 1)}
 				asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 10000}, db, prompt.Sources{}, nil)
-				r := runtime.New(runtime.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Prompt: asm},
-					db, tg, runtime.Options{Parallel: 1})
+				r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Prompt: asm},
+					db, tg, lane.Options{Parallel: 1})
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error, 1)
 				go func() { done <- r.Run(ctx) }()

@@ -1,4 +1,4 @@
-package runtime_test
+package lane_test
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/runtime"
 )
 
 var group = mynah.Chat{ID: -100123, Type: mynah.ChatSupergroup, Title: "Birds"}
@@ -36,11 +36,11 @@ func (s slowStream) Stream(ctx context.Context, _ llm.Request, onText func(strin
 	return &llm.Response{Text: strings.Join(s.chunks, "")}, nil
 }
 
-func groupRunner(t *testing.T, model llm.Model, tg *fakeTelegram) (*runtime.Runner, func(update int64, id mynah.MessageID)) {
+func groupRunner(t *testing.T, model llm.Model, tg *fakeTelegram) (*lane.Runner, func(update int64, id mynah.MessageID)) {
 	db := openDB(t)
 	asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 10000}, db, prompt.Sources{}, nil)
-	r := runtime.New(runtime.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m",
-		Apology: "sorry", Prompt: asm, Stream: true}, db, tg, runtime.Options{DraftInterval: 10 * time.Millisecond})
+	r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m",
+		Apology: "sorry", Prompt: asm, Stream: true}, db, tg, lane.Options{DraftInterval: 10 * time.Millisecond})
 	accept := func(update int64, id mynah.MessageID) {
 		msg := &mynah.Message{Agent: "Mynah", Chat: group, ID: id, Sender: alice, Text: "@mynah_bot tell me", Time: time.Now()}
 		turn := &mynah.Turn{Agent: "Mynah", Chat: group.ID, Target: id, ReplyTo: id}
@@ -99,8 +99,8 @@ func TestRetriedTurnEditsItsPreview(t *testing.T) {
 	tg := &fakeTelegram{got: make(chan struct{}, 1)}
 	db := openDB(t)
 	asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 10000}, db, prompt.Sources{}, nil)
-	r := runtime.New(runtime.Agent{Name: "Mynah", Bot: bot, Model: &fakeModel{}, ModelName: "fake/m", ModelID: "m",
-		Apology: "sorry", Prompt: asm, Stream: true}, db, tg, runtime.Options{})
+	r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: &fakeModel{}, ModelName: "fake/m", ModelID: "m",
+		Apology: "sorry", Prompt: asm, Stream: true}, db, tg, lane.Options{})
 	msg := &mynah.Message{Agent: "Mynah", Chat: group, ID: 5, Sender: alice, Text: "@mynah_bot hi", Time: time.Now()}
 	if _, err := db.Accept(t.Context(), "Mynah", 1, mynah.Intake{Chat: group, Message: msg,
 		Turn: &mynah.Turn{Chat: group.ID, Target: 5, ReplyTo: 5}}); err != nil {

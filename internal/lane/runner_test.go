@@ -1,4 +1,4 @@
-package runtime_test
+package lane_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
@@ -24,13 +24,13 @@ var (
 // fakeTelegram records sends and hands out message ids.
 type fakeTelegram struct {
 	mu   sync.Mutex
-	sent []runtime.Outgoing
+	sent []lane.Outgoing
 	next mynah.MessageID
 	fail []error // errors returned by the next sends, in order
 	got  chan struct{}
 }
 
-func (f *fakeTelegram) Send(_ context.Context, o runtime.Outgoing) (mynah.Message, error) {
+func (f *fakeTelegram) Send(_ context.Context, o lane.Outgoing) (mynah.Message, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.fail) > 0 {
@@ -52,18 +52,18 @@ func (f *fakeTelegram) Typing(context.Context, mynah.ChatID, int64) error { retu
 // Sticker and React are recorded among the sends as "sticker:SET/EMOJI" and
 // "react:EMOJI" (ReplyTo holding the message reacted to), so tests see one ordered list.
 func (f *fakeTelegram) Sticker(ctx context.Context, chat mynah.ChatID, thread int64, set, emoji string, replyTo mynah.MessageID) (mynah.Message, error) {
-	return f.Send(ctx, runtime.Outgoing{Chat: chat, ThreadID: thread, Text: "sticker:" + set + "/" + emoji, ReplyTo: replyTo})
+	return f.Send(ctx, lane.Outgoing{Chat: chat, ThreadID: thread, Text: "sticker:" + set + "/" + emoji, ReplyTo: replyTo})
 }
 
 func (f *fakeTelegram) React(ctx context.Context, chat mynah.ChatID, msg mynah.MessageID, emoji string) error {
-	_, err := f.Send(ctx, runtime.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
+	_, err := f.Send(ctx, lane.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
 	return err
 }
 
-func (f *fakeTelegram) Sent() []runtime.Outgoing {
+func (f *fakeTelegram) Sent() []lane.Outgoing {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]runtime.Outgoing(nil), f.sent...)
+	return append([]lane.Outgoing(nil), f.sent...)
 }
 
 // fakeModel answers every call and records the requests.
@@ -102,7 +102,7 @@ func accept(t *testing.T, db *sqlite.DB, update int64, id mynah.MessageID, text 
 }
 
 // runUntil runs the runner until n messages were sent, then stops it.
-func runUntil(t *testing.T, r *runtime.Runner, tg *fakeTelegram, n int) {
+func runUntil(t *testing.T, r *lane.Runner, tg *fakeTelegram, n int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -121,14 +121,14 @@ func runUntil(t *testing.T, r *runtime.Runner, tg *fakeTelegram, n int) {
 	}
 }
 
-func newRunner(t *testing.T, model llm.Model, tg *fakeTelegram) (*runtime.Runner, *sqlite.DB) {
+func newRunner(t *testing.T, model llm.Model, tg *fakeTelegram) (*lane.Runner, *sqlite.DB) {
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 10000}, db, prompt.Sources{}, nil)
-	r := runtime.New(runtime.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Apology: "sorry", Prompt: asm}, db, tg, runtime.Options{})
+	r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Apology: "sorry", Prompt: asm}, db, tg, lane.Options{})
 	return r, db
 }
 
@@ -167,7 +167,7 @@ func TestBurstGetsOneAnswer(t *testing.T) {
 
 func TestStaticTurnsKeepOrderAndFailuresApologise(t *testing.T) {
 	model := &fakeModel{err: &llm.Error{Provider: "fake", Status: 500, Message: "boom"}}
-	tg := &fakeTelegram{got: make(chan struct{}, 1), fail: []error{&runtime.RetryAfterError{After: 10 * time.Millisecond}}}
+	tg := &fakeTelegram{got: make(chan struct{}, 1), fail: []error{&lane.RetryAfterError{After: 10 * time.Millisecond}}}
 	r, db := newRunner(t, model, tg)
 	accept(t, db, 1, 1, "/start", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 1, Static: "welcome"})
 	accept(t, db, 2, 2, "question", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 2})

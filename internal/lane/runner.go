@@ -1,7 +1,7 @@
-// Package runtime runs an agent's queued work: per-chat lanes that answer turns with the
+// Package lane runs an agent's queued work: per-chat lanes that answer turns with the
 // model and deliver the replies through the outbox, one turn at a time per chat, several
 // chats in parallel. All work is read from the store, so a restart resumes it.
-package runtime
+package lane
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
-// Store is what the runtime needs from a backend.
+// Store is what the lanes need from a backend.
 type Store interface {
 	mynah.Turns
 	mynah.Outbox
@@ -38,8 +38,8 @@ type Outgoing struct {
 	Edit     mynah.MessageID  // edit this message of the agent's instead of sending
 }
 
-// Telegram is the part of the Bot API the runtime uses. Errors are classified with the
-// sentinels below (wrapped), so the runtime can react without knowing the wire.
+// Telegram is the part of the Bot API the lanes use. Errors are classified with the
+// sentinels below (wrapped), so a lane can react without knowing the wire.
 type Telegram interface {
 	// Send sends o, or edits message o.Edit when it is set (returning the edited message
 	// with Edited set; "message is not modified" counts as done).
@@ -76,7 +76,7 @@ type Piece struct {
 	Plain string
 }
 
-// Agent is the runtime's view of one configured agent.
+// Agent is the lanes' view of one configured agent.
 type Agent struct {
 	Name        string
 	Bot         mynah.User
@@ -117,7 +117,7 @@ type Options struct {
 	Metrics Metrics
 }
 
-// Metrics receives what the runtime counts. Task outcomes are "done", "retried" (one
+// Metrics receives what the lanes count. Task outcomes are "done", "retried" (one
 // failed try), "rejected" (refused for good) and "dropped" (given up with its plan).
 type Metrics interface {
 	ModelCall(err error, u mynah.Usage, d time.Duration)

@@ -1,4 +1,4 @@
-package runtime_test
+package lane_test
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/runtime"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
@@ -58,7 +58,7 @@ func (m *slowModel) Stream(ctx context.Context, req llm.Request, _ func(string))
 // call starting, the model calls per burst (mean and max: 1 each means every burst got one
 // answer) and how many calls the flood cost.
 //
-//	go test -run '^$' -bench Fairness -benchtime 1x ./internal/runtime
+//	go test -run '^$' -bench Fairness -benchtime 1x ./internal/lane
 func BenchmarkFairness(b *testing.B) {
 	for _, hold := range []time.Duration{time.Second, 0} {
 		b.Run(fmt.Sprintf("debounce=%s", hold), func(b *testing.B) { benchmarkFairness(b, hold) })
@@ -78,7 +78,7 @@ func benchmarkFairness(b *testing.B, hold time.Duration) {
 		model := &slowModel{delay: 500 * time.Millisecond, started: map[mynah.MessageID]time.Time{}}
 		tg := &fakeTelegram{got: make(chan struct{}, 1)}
 		asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 8000}, db, prompt.Sources{}, nil)
-		r := runtime.New(runtime.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/slow", Prompt: asm}, db, tg, runtime.Options{Parallel: 16})
+		r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/slow", Prompt: asm}, db, tg, lane.Options{Parallel: 16})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- r.Run(ctx) }()

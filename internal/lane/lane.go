@@ -1,0 +1,186 @@
+package lane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// lane is the work of one chat (or forum topic) taken from one scan: undelivered parts
+// first, then turns in order. Only one lane per key runs at a time, which keeps each chat
+// strictly ordered.
+type lane struct {
+	r     *Runner
+	key   laneKey
+	parts []mynah.OutPart
+	turns []mynah.Turn
+}
+
+// backoff is how long a lane waits after a transient failure.
+const backoff = 2 * time.Second
+
+// run delivers the pending parts, drops the model turns a newer one makes moot, then
+// handles the first turn left and delivers what it enqueued. The runner rescans after
+// each lane, so later turns get a fresh view.
+func (l *lane) run(ctx context.Context) laneResult {
+	res := laneResult{key: l.key}
+	parts := l.replan(ctx)
+	if !l.deliverAll(ctx, parts, &res) {
+		return res
+	}
+	// Replanning: the newest model turn sees the whole history, so the older ones of the
+	// lane are finished without a model call — a burst of messages gets one answer.
+	last := -1
+	for i, t := range l.turns {
+		if t.Static == "" {
+			last = i
+		}
+	}
+	var turns []mynah.Turn
+	for i, t := range l.turns {
+		if t.Static != "" || i == last {
+			turns = append(turns, t)
+			continue
+		}
+		if _, err := l.r.store.FinishTurn(ctx, t.ID, nil); err != nil {
+			l.r.log.Error("finishing superseded turn", "chat", l.key.chat, "err", err)
+			res.retry = l.r.opts.Now().Add(backoff)
+			return res
+		}
+	}
+	if len(turns) == 0 {
+		return res
+	}
+	turn := turns[0]
+	if l.r.opts.Now().Before(turn.NotBefore) {
+		res.retry, res.held = turn.NotBefore, turn.ID // the rest of a split message may still come
+		return res
+	}
+	planned, err := l.r.handle(ctx, turn)
+	if err != nil {
+		l.r.log.Error("turn failed, will retry", "chat", l.key.chat, "turn", turn.ID, "err", err)
+		res.retry = l.r.opts.Now().Add(backoff)
+		return res
+	}
+	l.deliverAll(ctx, planned, &res)
+	return res
+}
+
+// replan drops what an earlier plan of the lane still waits to do when a newer message
+// is to be answered: the new turn sees the whole conversation and plans afresh, so a
+// plan pausing in a wait does not carry on as if nothing was said. Only the parts from
+// the first pending wait of an older turn onwards go; a reply already under way (the
+// rest of a long message) is finished. It returns the parts left to deliver.
+func (l *lane) replan(ctx context.Context) []mynah.OutPart {
+	var newest int64
+	for _, t := range l.turns {
+		if t.Static == "" {
+			newest = t.ID
+		}
+	}
+	cut := slices.IndexFunc(l.parts, func(p mynah.OutPart) bool {
+		return p.Kind == mynah.TaskWait && p.TurnID != 0 && p.TurnID < newest
+	})
+	if newest == 0 || cut < 0 {
+		return l.parts
+	}
+	var keep []mynah.OutPart
+	dropped := 0
+	for i, p := range l.parts {
+		if i < cut || p.TurnID == 0 || p.TurnID >= newest {
+			keep = append(keep, p)
+			continue
+		}
+		l.r.endWait(p.ID)
+		if err := l.r.store.MarkFailed(ctx, p.ID, "replaced by the plan for a newer message"); err != nil {
+			l.r.log.Error("dropping a replaced plan", "chat", l.key.chat, "part", p.Key, "err", err)
+			keep = append(keep, p)
+			continue
+		}
+		dropped++
+	}
+	l.r.log.Info("newer message: dropped the rest of the earlier plan", "chat", l.key.chat, "tasks", dropped)
+	return keep
+}
+
+// deliverAll carries out parts in order. A part whose dependency was given up is given up
+// too; a part Telegram rejects for good is given up and the rest goes on. On another
+// failure the part is tried again after Agent.TaskRetryDelay (res.retry is set), and
+// past Agent.TaskRetries tries the lane's whole plan is dropped — later tasks may depend
+// on the failed one — and the lane waits for the next message. It reports whether the
+// lane may go on to its turns.
+func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneResult) bool {
+	r := l.r
+	failed := map[string]bool{}
+	for i, p := range parts {
+		if slices.ContainsFunc(p.DependsOn, func(k string) bool { return failed[k] }) {
+			r.opts.Metrics.Task(kindOf(p), "dropped")
+			r.giveUp(ctx, p, "a task it depends on failed")
+			failed[p.Key] = true
+			continue
+		}
+		var next *mynah.OutPart
+		if i+1 < len(parts) {
+			next = &parts[i+1]
+		}
+		err := r.perform(ctx, p, next)
+		var w waiting
+		switch {
+		case err == nil:
+			r.opts.Metrics.Task(kindOf(p), "done")
+			continue
+		case errors.As(err, &w):
+			res.retry, res.held = w.until, p.TurnID // a newer message ends the wait early
+			return false
+		case errors.Is(err, ErrBlocked):
+			r.dropBlocked(ctx, parts[i:])
+			return false
+		case ctx.Err() != nil:
+			return false
+		case errors.Is(err, ErrRejected):
+			r.log.Warn("telegram rejected a task; giving it up", "chat", l.key.chat, "part", p.Key, "kind", kindOf(p), "err", err)
+			r.opts.Metrics.Task(kindOf(p), "rejected")
+			r.giveUp(ctx, p, err.Error())
+			failed[p.Key] = true
+			continue
+		}
+		r.opts.Metrics.Task(kindOf(p), "retried")
+		n, rerr := r.store.RetryPart(ctx, p.ID, err.Error())
+		if rerr != nil {
+			r.log.Error("counting a failed task", "chat", l.key.chat, "part", p.Key, "err", rerr)
+		}
+		if n >= r.agent.TaskRetries {
+			r.log.Error("task failed for good; dropping the rest of the plan", "chat", l.key.chat, "part", p.Key,
+				"kind", kindOf(p), "attempts", n, "tasks", len(parts)-i, "err", err)
+			for _, q := range parts[i:] {
+				r.opts.Metrics.Task(kindOf(q), "dropped")
+				r.giveUp(ctx, q, fmt.Sprintf("task %s failed %d times: %v", p.Key, n, err))
+			}
+			return true
+		}
+		r.log.Warn("task failed, will retry", "chat", l.key.chat, "part", p.Key, "kind", kindOf(p),
+			"attempt", n, "of", r.agent.TaskRetries, "err", err)
+		res.retry = r.opts.Now().Add(r.agent.TaskRetryDelay)
+		return false
+	}
+	return true
+}
+
+// giveUp marks p failed with reason.
+func (r *Runner) giveUp(ctx context.Context, p mynah.OutPart, reason string) {
+	r.endWait(p.ID)
+	if err := r.store.MarkFailed(ctx, p.ID, reason); err != nil {
+		r.log.Error("marking a task failed", "part", p.Key, "err", err)
+	}
+}
+
+func kindOf(p mynah.OutPart) mynah.TaskKind {
+	if p.Kind == "" {
+		return mynah.TaskSend
+	}
+	return p.Kind
+}
