@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 )
 
 // TestRecordedStream replays real recorded traffic from the shared specs beside the
@@ -50,7 +51,7 @@ func TestRecordedStream(t *testing.T) {
 	if c.ID != "call_0" || c.Name != "weather" || !strings.HasPrefix(base64.StdEncoding.EncodeToString(c.Signature), "EqUCCqICAb4") {
 		t.Errorf("tool call = %+v", c)
 	}
-	if diff := cmp.Diff(json.RawMessage(`{"location":"San Francisco"}`), c.Arguments, jsonEq); diff != "" {
+	if diff := cmp.Diff(json.RawMessage(`{"location":"San Francisco"}`), c.Arguments, llmtest.EquateJSON()); diff != "" {
 		t.Errorf("arguments (-want +got):\n%s", diff)
 	}
 	// Usage counts thinking tokens as output, as the other providers do.
