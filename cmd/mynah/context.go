@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
@@ -161,7 +161,8 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 	}
 	// Offline: the member count is left out, and recall is keyword-only (embedding the
 	// query would call the provider).
-	asm := newAssembler(a, bot, db, memory.NewSearcher(db, memory.DefaultOptions(), nil), nil)
+	mem, _ := agentMemory(cfg, a, db, nil, false, nil, slog.New(slog.DiscardHandler))
+	asm := newAssembler(a, bot, db, mem, nil)
 	req, comp, err := asm.Assemble(ctx, prompt.Turn{Chat: chat, Thread: target.ThreadID, Target: target.ID})
 	if err != nil {
 		return err

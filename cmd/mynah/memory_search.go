@@ -16,7 +16,6 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
-	"github.com/mynah-ai/mynah/internal/prompt"
 )
 
 type memorySearchFlags struct {
@@ -76,11 +75,11 @@ func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	search, err := newAgentSearch(cfg, a, db, http.DefaultClient, slog.New(slog.DiscardHandler))
+	mem, err := agentMemory(cfg, a, db, nil, true, http.DefaultClient, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
-	res, err := search.all.Search(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), Text: f.Query, K: f.K})
+	res, err := mem.Search(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), Text: f.Query, K: f.K})
 	if err != nil {
 		return err
 	}
@@ -117,13 +116,4 @@ func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
 		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", it.Score, when, it.Source, text)
 	}
 	return tw.Flush()
-}
-
-// recallLayer is the prompt's recall source over the agent's history, or nil (no recall)
-// when there is no searcher (offline tools that only show a prompt).
-func recallLayer(history *memory.Searcher) prompt.Source {
-	if history == nil {
-		return nil
-	}
-	return memory.NewRecall(history, 5)
 }

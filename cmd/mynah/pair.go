@@ -18,24 +18,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
-// queuePoll is how often serve rescans each agent's queue for work that other processes
-// queued: the welcome of `mynah pair approve` reaches the user within this time.
-const queuePoll = 2 * time.Second
-
-// wakeEvery calls wake every interval until ctx is done.
-func wakeEvery(ctx context.Context, interval time.Duration, wake func()) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			wake()
-		}
-	}
-}
-
 func pairCommand() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{

@@ -22,6 +22,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/metrics"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
+	"github.com/mynah-ai/mynah/internal/tool"
 )
 
 func serveCommand() *cobra.Command {
@@ -72,7 +73,7 @@ type agentProcess struct {
 	bot    *telegram.Bot
 	runner *lane.Runner
 	ingest *ingest.Ingester
-	notes  *memory.Notes
+	memory *memory.Engine
 }
 
 // serve runs every agent until ctx is cancelled, then shuts down in order: stop intake,
@@ -115,14 +116,10 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer stopRunners()
 	// New messages join the search index in batches: one write a second rather than one
 	// per message (searches catch up on their own first).
-	g.Go(func() error { wakeEvery(runners, time.Second, indexPending(runners, db, log)); return nil })
+	g.Go(func() error { return db.RunIndexer(runners, log) })
 	for _, p := range procs {
 		g.Go(func() error { return p.runner.Run(runners) })
-		g.Go(func() error { return runSummaries(runners, p.cfg, db, hc, log) })
-		g.Go(func() error { return runVectors(runners, cfg, p.cfg, db, hc, log) })
-		g.Go(func() error { return runNotes(runners, p.cfg.Name, p.notes, log) })
-		// Turns queued by other processes (mynah pair approve's welcome) wake nobody.
-		g.Go(func() error { wakeEvery(runners, queuePoll, p.runner.Wake); return nil })
+		g.Go(func() error { return p.memory.Run(runners) })
 	}
 	var srv *http.Server
 	if cfg.Telegram.Mode == "webhook" {
@@ -187,12 +184,12 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
-	search, err := newAgentSearch(cfg, a, db, hc, log)
+	mem, err := agentMemory(cfg, a, db, model, true, hc, log)
 	if err != nil {
 		// Search stays keyword-only; stopping serve for it would end every chat.
 		log.Error("vector search disabled", "agent", a.Name, "err", err)
 	}
-	tools, err := agentTools(cfg, a, db, search)
+	tools, err := tool.NewRegistry(mem.Tools()...)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.Name, err)
 	}
@@ -205,7 +202,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		ReplyTokens:    a.ReplyTokens,
 		Stream:         *a.Stream,
 		Apology:        firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
-		Prompt:         newAssembler(a, me, db, search.history, newMemberCounts(bot, log)),
+		Prompt:         newAssembler(a, me, db, mem, newMemberCounts(bot, log)),
 		Tools:          tools,
 		ToolRounds:     a.ToolRounds,
 		StickerSets:    a.Stickers,
@@ -245,7 +242,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Answer:  answerCallbacks(bot),
 	})
 	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model, "private", a.Policy.Private)
-	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in, notes: search.notes}, nil
+	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in, memory: mem}, nil
 }
 
 // handle is the intake handler: normalised update → durable intake.
@@ -312,13 +309,4 @@ func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	}, nil
-}
-
-// indexPending adds new messages to the search index; serve runs it every second.
-func indexPending(ctx context.Context, db *sqlite.DB, log *slog.Logger) func() {
-	return func() {
-		if _, err := db.IndexPending(ctx); err != nil && ctx.Err() == nil {
-			log.Error("indexing new messages for search", "err", err)
-		}
-	}
 }

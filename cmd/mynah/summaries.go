@@ -1,16 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/mynah-ai/mynah/internal/memory"
-	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/sqlite"
-	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
 // summariesConfig is the summaries key of an agent's settings: rolling compaction of what
@@ -84,52 +78,4 @@ func validateSummaries(a *agentConfig) error {
 		return bad("check_every", fmt.Sprintf("%q is not a duration between 10ms and 24h, like 1m", s.CheckEvery))
 	}
 	return nil
-}
-
-// summaryLayer is the prompt's summaries layer, when store keeps summaries.
-func summaryLayer(a agentConfig, store prompt.Store) prompt.Source {
-	if st, ok := store.(interface {
-		memory.SummaryStore
-		prompt.Store
-	}); ok {
-		return memory.NewSummaryLayer(st, a.Location)
-	}
-	return nil
-}
-
-// runSummaries builds the agent's summarizer on its own model client and runs it until
-// ctx is done.
-func runSummaries(ctx context.Context, a agentConfig, db *sqlite.DB, hc *http.Client, log *slog.Logger) error {
-	s := a.Summaries
-	week, _ := time.ParseDuration(s.WeekEvery) // validated at load
-	month, _ := time.ParseDuration(s.MonthEvery)
-	poll, _ := time.ParseDuration(s.CheckEvery)
-	if !*s.Rolling && week == 0 && month == 0 {
-		return nil
-	}
-	model, err := newModel(a.Provider, a.ReplyTokens, hc)
-	if err != nil {
-		return fmt.Errorf("agent %s: summaries: %w", a.Name, err)
-	}
-	cfg := memory.SummaryConfig{
-		Agent:       a.Name,
-		Model:       model,
-		ModelName:   a.Model,
-		ModelID:     a.ModelID,
-		Rolling:     *s.Rolling,
-		MinMessages: s.MinMessages,
-		MinTokens:   s.MinTokens,
-		InputTokens: s.InputTokens,
-		ReplyTokens: a.ReplyTokens,
-		Week:        memory.Period{Every: week, Span: 7 * 24 * time.Hour},
-		Month:       memory.Period{Every: month, Span: 30 * 24 * time.Hour},
-		Poll:        poll,
-		Count:       tokens.Cached(tokens.For(a.Provider.Kind, a.ModelID), 4096).Count,
-		Location:    a.Location,
-		Logger:      log.With("agent", a.Name),
-	}
-	if *s.Flush {
-		cfg.Remember = memory.NewRemember(db, a.MaxFacts)
-	}
-	return memory.NewSummarizer(cfg, db).Run(ctx)
 }

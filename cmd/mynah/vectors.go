@@ -1,22 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"strings"
-	"time"
-
-	"github.com/mynah-ai/mynah/internal/llm"
-	"github.com/mynah-ai/mynah/internal/llm/gemini"
-	"github.com/mynah-ai/mynah/internal/llm/openai"
-	"github.com/mynah-ai/mynah/internal/memory"
 )
-
-// embedEvery is how often serve embeds new messages: often enough that a message is
-// found by meaning seconds after it arrives, in batches rather than one call per message.
-const embedEvery = 3 * time.Second
 
 // embeddingsOf resolves the agent's embeddings setting ("provider/model", as model is)
 // against the configured providers. An empty setting is keyword-only search: ok false.
@@ -49,48 +36,4 @@ func embeddingsOf(cfg *config, a *agentConfig, opts loadOptions) (p providerConf
 func validateEmbeddings(cfg *config, a *agentConfig, opts loadOptions) error {
 	_, _, _, err := embeddingsOf(cfg, a, opts)
 	return err
-}
-
-// agentVectors is the agent's vector index over store, or nil when the agent has no
-// embeddings configured (keyword-only search).
-func agentVectors(cfg *config, a agentConfig, store memory.VectorStore, hc *http.Client, log *slog.Logger) (*memory.Vectors, error) {
-	p, model, ok, err := embeddingsOf(cfg, &a, loadOptions{NoKeys: true})
-	if err != nil || !ok {
-		return nil, err
-	}
-	var emb llm.Embedder
-	switch p.Kind {
-	case "openai":
-		key := string(p.APIKey)
-		if key == "" {
-			key = "unused" // local OpenAI-compatible servers take no key; the SDK wants one
-		}
-		emb, err = openai.New(openai.Config{APIKey: key, BaseURL: p.BaseURL, HTTPClient: hc})
-	case "gemini":
-		emb, err = gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("agent %s: embeddings: %w", a.Name, err)
-	}
-	return memory.NewVectors(store, llm.WithEmbedRetry(emb, llm.RetryPolicy{Attempts: 3}),
-		memory.VectorsConfig{Agent: a.Name, Model: model, Log: log}), nil
-}
-
-// runVectors embeds the agent's new messages every embedEvery until ctx is done. Without
-// embeddings configured, or when they cannot be set up (logged), it returns nil at once.
-// Provider errors are logged and the messages tried again next time; chat never waits.
-func runVectors(ctx context.Context, cfg *config, a agentConfig, store memory.VectorStore, hc *http.Client, log *slog.Logger) error {
-	v, err := agentVectors(cfg, a, store, hc, log)
-	if err != nil {
-		// Search stays keyword-only; stopping serve for it would end every chat.
-		log.Error("vector search disabled", "agent", a.Name, "err", err)
-		return nil
-	}
-	if v == nil {
-		return nil
-	}
-	wake := v.RunEmbedder(ctx, log)
-	wake()
-	wakeEvery(ctx, embedEvery, wake)
-	return nil
 }

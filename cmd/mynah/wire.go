@@ -157,11 +157,10 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 	}
 }
 
-// newAssembler builds the agent's prompt assembler with the memory engine's layers:
-// facts and curated notes, summaries, and recall over history (none when history is nil).
+// newAssembler builds the agent's prompt assembler with its memory engine's layers.
 // members may be nil (unknown).
-func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, history *memory.Searcher, members *memberCounts) *prompt.Assembler {
-	src := prompt.Sources{Memory: memoryLayer(a, store), Summaries: summaryLayer(a, store), Recall: recallLayer(history)}
+func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, mem *memory.Engine, members *memberCounts) *prompt.Assembler {
+	src := mem.Sources()
 	if members != nil {
 		src.Members = members.Count
 	}

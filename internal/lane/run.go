@@ -41,6 +41,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	stop := ctx.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	poll := time.NewTicker(r.opts.Poll)
+	defer poll.Stop()
 
 	for {
 		next, idle := r.dispatch(work, active, notBefore, held, done, draining)
@@ -75,6 +77,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 		case <-r.wake:
 		case <-timer.C:
+		case <-poll.C:
 		case <-stop:
 			stop = nil
 			draining = true

@@ -109,6 +109,9 @@ type Options struct {
 	Parallel int                     // lanes running at once; default 8
 	Format   func(md string) []Piece // Markdown → sendable pieces; default sends plain text
 	Grace    time.Duration           // how long shutdown waits for running turns; default 10s
+	// Poll is how often the queue is scanned for work nobody woke the runner for (turns
+	// queued by another process, like mynah pair approve's welcome); default 2s.
+	Poll time.Duration
 	// DraftInterval is the least time between two draft updates; default 1s.
 	DraftInterval time.Duration
 	Now           func() time.Time
@@ -154,6 +157,9 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	}
 	if opts.Format == nil {
 		opts.Format = func(md string) []Piece { return []Piece{{Plain: md}} }
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = 2 * time.Second
 	}
 	if opts.DraftInterval <= 0 {
 		opts.DraftInterval = time.Second

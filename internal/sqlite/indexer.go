@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"time"
 )
 
 const (
@@ -115,4 +117,22 @@ func (db *DB) indexBatch(ctx context.Context) (int, error) {
 		return err
 	})
 	return n, err
+}
+
+// RunIndexer indexes new messages every second until ctx is done, then returns nil, so
+// that a search rarely has more than a second's messages to catch up on. Failures are
+// logged and retried on the next tick.
+func (db *DB) RunIndexer(ctx context.Context, log *slog.Logger) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if _, err := db.IndexPending(ctx); err != nil && ctx.Err() == nil {
+			log.Error("indexing new messages for search", "err", err)
+		}
+	}
 }
