@@ -16,14 +16,25 @@ func TestLayering(t *testing.T) {
 		t.Skipf("go list unavailable: %v", err)
 	}
 	const mod = "github.com/mynah-ai/mynah"
-	pipeline := map[string]bool{mod + "/internal/ingest": true, mod + "/internal/lane": true, mod + "/internal/prompt": true}
-	adapters := map[string]bool{
-		mod + "/internal/telegram": true, mod + "/internal/sqlite": true,
-		mod + "/internal/llm/openai": true, mod + "/internal/llm/anthropic": true, mod + "/internal/llm/gemini": true,
+	// Every package that works on a message between intake and delivery is pipeline; every
+	// package that speaks to something outside the process (Telegram, a file format, a
+	// database, a provider) is an adapter.
+	pipeline := map[string]bool{}
+	for _, p := range []string{"ingest", "access", "lane", "prompt", "memory", "tool", "tokens"} {
+		pipeline[mod+"/internal/"+p] = true
 	}
+	adapters := map[string]bool{}
+	for _, p := range []string{"telegram", "telegram/tghtml", "telegram/tgexport", "sqlite", "llm/openai", "llm/anthropic", "llm/gemini", "metrics"} {
+		adapters[mod+"/internal/"+p] = true
+	}
+	if len(out) == 0 {
+		t.Fatal("go list listed no packages")
+	}
+	listed := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg, imports := fields[0], fields[1:]
+		listed[pkg] = true
 		for _, imp := range imports {
 			switch {
 			case pkg == mod:
@@ -37,6 +48,14 @@ func TestLayering(t *testing.T) {
 			}
 			if strings.HasPrefix(imp, mod+"/") && (strings.HasSuffix(imp, "/util") || strings.HasSuffix(imp, "/common") || strings.HasSuffix(imp, "/helpers")) {
 				t.Errorf("%s imports a grab-bag package %s", pkg, imp)
+			}
+		}
+	}
+	// A renamed package must not silently drop out of the rules.
+	for _, set := range []map[string]bool{pipeline, adapters} {
+		for pkg := range set {
+			if !listed[pkg] && !strings.HasSuffix(pkg, "/tgexport") {
+				t.Errorf("the layering rules name %s, which no longer exists", pkg)
 			}
 		}
 	}
