@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/telegram/tgexport"
 )
 
 type importFlags struct {
@@ -65,11 +66,10 @@ agent's history. Service messages (joins, pins, calls) are skipped. The chat id 
 export's, in the Bot API's form (-100… for supergroups and channels); --chat overrides it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			head, err := telegramExportHead(args[0])
+			chat, err := telegramExportChat(args[0])
 			if err != nil {
 				return err
 			}
-			chat := head.chat()
 			if f.Chat != 0 {
 				chat.ID = mynah.ChatID(f.Chat)
 			}
@@ -317,244 +317,35 @@ func senderNamed(id mynah.UserID, name string) mynah.User {
 	return mynah.User{ID: id, FirstName: first, LastName: strings.TrimSpace(last)}
 }
 
-// Telegram Desktop's JSON export of one chat ("Export chat history", JSON).
-type (
-	telegramHead struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-		ID   int64  `json:"id"`
-	}
-	telegramMessage struct {
-		ID       int64           `json:"id"`
-		Type     string          `json:"type"`
-		Date     string          `json:"date"`
-		Unix     string          `json:"date_unixtime"`
-		Edited   string          `json:"edited_unixtime"`
-		From     string          `json:"from"`
-		FromID   string          `json:"from_id"`
-		Text     json.RawMessage `json:"text"`
-		ReplyTo  int64           `json:"reply_to_message_id"`
-		Photo    string          `json:"photo"`
-		Media    string          `json:"media_type"`
-		Emoji    string          `json:"sticker_emoji"`
-		FileName string          `json:"file_name"`
-		Width    int             `json:"width"`
-		Height   int             `json:"height"`
-		Duration int             `json:"duration_seconds"`
-	}
-)
-
-// chat maps the export's chat to the Bot API's ids: supergroups and channels are
-// -100…, basic groups negative, personal chats the user's id.
-func (h telegramHead) chat() mynah.Chat {
-	switch h.Type {
-	case "private_group":
-		return mynah.Chat{ID: mynah.ChatID(-h.ID), Type: mynah.ChatGroup, Title: h.Name}
-	case "private_supergroup", "public_supergroup":
-		return mynah.Chat{ID: mynah.ChatID(-1_000_000_000_000 - h.ID), Type: mynah.ChatSupergroup, Title: h.Name}
-	case "private_channel", "public_channel":
-		return mynah.Chat{ID: mynah.ChatID(-1_000_000_000_000 - h.ID), Type: mynah.ChatChannel, Title: h.Name}
-	}
-	return mynah.Chat{ID: mynah.ChatID(h.ID), Type: mynah.ChatPrivate}
+// telegramExportChat reads the chat of the Telegram Desktop export at path.
+func telegramExportChat(path string) (mynah.Chat, error) {
+	var chat mynah.Chat
+	err := readTelegramExport(path, func(r io.Reader) (err error) {
+		chat, err = tgexport.ReadChat(r)
+		return err
+	})
+	return chat, err
 }
 
-// telegramExportHead reads the chat's name, type and id from an export.
-func telegramExportHead(path string) (telegramHead, error) {
-	var h telegramHead
-	err := walkTelegramExport(path, &h, nil)
-	return h, err
-}
-
+// telegramSource is the Telegram Desktop export at path as an import.
 func telegramSource(path string) messageSource {
 	return func(yield func(string, mynah.Message, error) bool) error {
-		return walkTelegramExport(path, nil, func(i int, raw json.RawMessage) bool {
-			var tm telegramMessage
-			if err := json.Unmarshal(raw, &tm); err != nil {
-				return yield(fmt.Sprintf("messages[%d]", i), mynah.Message{}, fmt.Errorf("not a message object: %w", err))
-			}
-			if tm.Type != "message" {
-				return true // service messages: joins, pins, calls
-			}
-			m, err := tm.message()
-			return yield(fmt.Sprintf("messages[%d] (id %d)", i, tm.ID), m, err)
-		})
+		return readTelegramExport(path, func(r io.Reader) error { return tgexport.Decode(r, yield) })
 	}
 }
 
-// walkTelegramExport streams an export: the head fields into head (when not nil), then
-// each element of "messages" to fn (when not nil), without holding the file in memory.
-func walkTelegramExport(path string, head *telegramHead, fn func(i int, raw json.RawMessage) bool) error {
+// readTelegramExport runs read on the file at path, naming the file when it is not an export.
+func readTelegramExport(path string, read func(io.Reader) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	bad := func(what string) error {
-		return fmt.Errorf("%s is not a Telegram Desktop chat export (JSON): %s", path, what)
+	err = read(f)
+	if fe := (*tgexport.FormatError)(nil); errors.As(err, &fe) {
+		return fmt.Errorf("%s is %w", path, err)
 	}
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return bad("it does not hold a JSON object")
-	}
-	found := false
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return bad(err.Error())
-		}
-		key, _ := tok.(string)
-		switch {
-		case key == "messages":
-			found = true
-			if fn == nil {
-				return nil
-			}
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-				return bad(`"messages" is not an array`)
-			}
-			for i := 0; dec.More(); i++ {
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return bad(fmt.Sprintf("messages[%d]: %v", i, err))
-				}
-				if !fn(i, raw) {
-					return nil
-				}
-			}
-			if _, err := dec.Token(); err != nil {
-				return bad(err.Error())
-			}
-		case head != nil && (key == "name" || key == "type" || key == "id"):
-			var v any
-			if err := dec.Decode(&v); err != nil {
-				return bad(err.Error())
-			}
-			switch key {
-			case "name":
-				head.Name, _ = v.(string)
-			case "type":
-				head.Type, _ = v.(string)
-			case "id":
-				n, _ := v.(float64)
-				head.ID = int64(n)
-			}
-		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return bad(err.Error())
-			}
-			if key == "chats" {
-				return bad("this is a whole-account export; export a single chat instead")
-			}
-		}
-	}
-	if !found {
-		return bad(`it has no "messages"`)
-	}
-	return nil
-}
-
-// message converts an exported message. Text is a string or an array of strings and
-// entity objects ({"type": "bold", "text": "…"}); media is kept as its kind.
-func (tm telegramMessage) message() (mynah.Message, error) {
-	if tm.ID <= 0 || tm.ID > maxMessageID {
-		return mynah.Message{}, fmt.Errorf(`"id" %d is not between 1 and %d`, tm.ID, maxMessageID)
-	}
-	at, err := exportTime(tm.Unix, tm.Date)
-	if err != nil {
-		return mynah.Message{}, err
-	}
-	sender, err := exportSender(tm.FromID, tm.From)
-	if err != nil {
-		return mynah.Message{}, err
-	}
-	text, err := exportText(tm.Text)
-	if err != nil {
-		return mynah.Message{}, err
-	}
-	m := mynah.Message{ID: mynah.MessageID(tm.ID), Time: at, Sender: sender, Text: text}
-	if tm.Edited != "" {
-		if m.Edited, err = exportTime(tm.Edited, ""); err != nil {
-			return mynah.Message{}, fmt.Errorf(`"edited_unixtime": %w`, err)
-		}
-	}
-	if tm.ReplyTo > 0 {
-		m.ReplyTo = &mynah.ReplyRef{ID: mynah.MessageID(tm.ReplyTo)}
-	}
-	kinds := map[string]mynah.MediaKind{"sticker": mynah.MediaSticker, "animation": mynah.MediaAnimation,
-		"video_file": mynah.MediaVideo, "video_message": mynah.MediaVideoNote, "voice_message": mynah.MediaVoice,
-		"audio_file": mynah.MediaAudio}
-	switch {
-	case tm.Photo != "":
-		m.Media = []mynah.Media{{Kind: mynah.MediaPhoto, Width: tm.Width, Height: tm.Height}}
-	case tm.Media != "":
-		kind, ok := kinds[tm.Media]
-		if !ok {
-			kind = mynah.MediaKind(tm.Media)
-		}
-		m.Media = []mynah.Media{{Kind: kind, Emoji: tm.Emoji, FileName: tm.FileName, Width: tm.Width, Height: tm.Height, Duration: tm.Duration}}
-	}
-	return m, nil
-}
-
-func exportTime(unix, local string) (time.Time, error) {
-	if unix != "" {
-		s, err := strconv.ParseInt(unix, 10, 64)
-		if err != nil || s <= 0 {
-			return time.Time{}, fmt.Errorf(`"date_unixtime" %q is not a Unix time`, unix)
-		}
-		return time.Unix(s, 0).UTC(), nil
-	}
-	// Older exports have only the exporter's local time, without a zone: read as UTC.
-	t, err := time.Parse("2006-01-02T15:04:05", local)
-	if err != nil {
-		return time.Time{}, fmt.Errorf(`"date" %q is not a time like 2024-05-01T18:30:00`, local)
-	}
-	return t, nil
-}
-
-// exportSender reads from_id: "user123" is a user, "channel123" a channel posting as
-// itself (the Bot API's -100… id).
-func exportSender(fromID, name string) (mynah.User, error) {
-	switch {
-	case strings.HasPrefix(fromID, "user"):
-		if n, err := strconv.ParseInt(fromID[4:], 10, 64); err == nil && n > 0 {
-			return senderNamed(mynah.UserID(n), name), nil
-		}
-	case strings.HasPrefix(fromID, "channel"):
-		if n, err := strconv.ParseInt(fromID[7:], 10, 64); err == nil && n > 0 {
-			return mynah.User{ID: mynah.UserID(-1_000_000_000_000 - n), FirstName: name}, nil
-		}
-	}
-	return mynah.User{}, fmt.Errorf(`"from_id" %q is not like user123 or channel123`, fromID)
-}
-
-func exportText(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New(`"text" is neither a string nor an array`)
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		var ent struct {
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(p, &s) == nil {
-			b.WriteString(s)
-		} else if json.Unmarshal(p, &ent) == nil {
-			b.WriteString(ent.Text)
-		} else {
-			return "", errors.New(`"text" holds an element that is neither a string nor an entity`)
-		}
-	}
-	return b.String(), nil
+	return err
 }
 
 // progress shows how an import advances: a bar redrawn in place on a terminal; elsewhere

@@ -1,0 +1,157 @@
+package tgexport
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// maxMessageID bounds ids: Telegram's are 32-bit, and the history index keys on them.
+const maxMessageID = 1<<31 - 1
+
+// message is one element of an export's "messages".
+type message struct {
+	ID       int64           `json:"id"`
+	Type     string          `json:"type"`
+	Date     string          `json:"date"`
+	Unix     string          `json:"date_unixtime"`
+	Edited   string          `json:"edited_unixtime"`
+	From     string          `json:"from"`
+	FromID   string          `json:"from_id"`
+	Text     json.RawMessage `json:"text"`
+	ReplyTo  int64           `json:"reply_to_message_id"`
+	Photo    string          `json:"photo"`
+	Media    string          `json:"media_type"`
+	Emoji    string          `json:"sticker_emoji"`
+	FileName string          `json:"file_name"`
+	Width    int             `json:"width"`
+	Height   int             `json:"height"`
+	Duration int             `json:"duration_seconds"`
+}
+
+// message converts an exported message. Text is a string or an array of strings and
+// entity objects ({"type": "bold", "text": "…"}); media is kept as its kind.
+func (em message) message() (mynah.Message, error) {
+	if em.ID <= 0 || em.ID > maxMessageID {
+		return mynah.Message{}, fmt.Errorf(`"id" %d is not between 1 and %d`, em.ID, maxMessageID)
+	}
+	at, err := exportTime(em.Unix, em.Date)
+	if err != nil {
+		return mynah.Message{}, err
+	}
+	sender, err := exportSender(em.FromID, em.From)
+	if err != nil {
+		return mynah.Message{}, err
+	}
+	text, err := exportText(em.Text)
+	if err != nil {
+		return mynah.Message{}, err
+	}
+	m := mynah.Message{ID: mynah.MessageID(em.ID), Time: at, Sender: sender, Text: text}
+	if em.Edited != "" {
+		if m.Edited, err = exportTime(em.Edited, ""); err != nil {
+			return mynah.Message{}, fmt.Errorf(`"edited_unixtime": %w`, err)
+		}
+	}
+	if em.ReplyTo > 0 {
+		m.ReplyTo = &mynah.ReplyRef{ID: mynah.MessageID(em.ReplyTo)}
+	}
+	switch {
+	case em.Photo != "":
+		m.Media = []mynah.Media{{Kind: mynah.MediaPhoto, Width: em.Width, Height: em.Height}}
+	case em.Media != "":
+		m.Media = []mynah.Media{{Kind: mediaKind(em.Media), Emoji: em.Emoji, FileName: em.FileName, Width: em.Width, Height: em.Height, Duration: em.Duration}}
+	}
+	return m, nil
+}
+
+// mediaKind maps the export's media_type to mynah's kind; a type mynah has no kind for
+// is kept as it is.
+func mediaKind(mediaType string) mynah.MediaKind {
+	switch mediaType {
+	case "sticker":
+		return mynah.MediaSticker
+	case "animation":
+		return mynah.MediaAnimation
+	case "video_file":
+		return mynah.MediaVideo
+	case "video_message":
+		return mynah.MediaVideoNote
+	case "voice_message":
+		return mynah.MediaVoice
+	case "audio_file":
+		return mynah.MediaAudio
+	}
+	return mynah.MediaKind(mediaType)
+}
+
+// exportTime reads a message's time: its Unix time when the export has one, otherwise
+// its local time.
+func exportTime(unix, local string) (time.Time, error) {
+	if unix != "" {
+		s, err := strconv.ParseInt(unix, 10, 64)
+		if err != nil || s <= 0 {
+			return time.Time{}, fmt.Errorf(`"date_unixtime" %q is not a Unix time`, unix)
+		}
+		return time.Unix(s, 0).UTC(), nil
+	}
+	// Older exports have only the exporter's local time, without a zone: read as UTC.
+	t, err := time.Parse("2006-01-02T15:04:05", local)
+	if err != nil {
+		return time.Time{}, fmt.Errorf(`"date" %q is not a time like 2024-05-01T18:30:00`, local)
+	}
+	return t, nil
+}
+
+// exportSender reads from_id: "user123" is a user, "channel123" a channel posting as
+// itself (the Bot API's -100… id). A user's display name is split at its first space,
+// so that "Alice Smith" reads back as Alice Smith and is addressed as Alice.
+func exportSender(fromID, name string) (mynah.User, error) {
+	switch {
+	case strings.HasPrefix(fromID, "user"):
+		if n, err := strconv.ParseInt(fromID[4:], 10, 64); err == nil && n > 0 {
+			first, last, _ := strings.Cut(strings.TrimSpace(name), " ")
+			return mynah.User{ID: mynah.UserID(n), FirstName: first, LastName: strings.TrimSpace(last)}, nil
+		}
+	case strings.HasPrefix(fromID, "channel"):
+		if n, err := strconv.ParseInt(fromID[7:], 10, 64); err == nil && n > 0 {
+			return mynah.User{ID: mynah.UserID(-1_000_000_000_000 - n), FirstName: name}, nil
+		}
+	}
+	return mynah.User{}, fmt.Errorf(`"from_id" %q is not like user123 or channel123`, fromID)
+}
+
+// exportText flattens a message's text: entities (bold, links, mentions) become their
+// plain text.
+func exportText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New(`"text" is neither a string nor an array`)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		var ent struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(p, &s) == nil {
+			b.WriteString(s)
+		} else if json.Unmarshal(p, &ent) == nil {
+			b.WriteString(ent.Text)
+		} else {
+			return "", errors.New(`"text" holds an element that is neither a string nor an entity`)
+		}
+	}
+	return b.String(), nil
+}
