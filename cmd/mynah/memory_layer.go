@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
@@ -12,14 +13,9 @@ import (
 )
 
 // memoryLayer is the agent's long-term memory layer: the curated notes an operator keeps
-// in agents/<Name>/memory/, then the facts about the people taking part, when store
-// keeps facts.
-func memoryLayer(a agentConfig, store prompt.Store) prompt.Source {
-	layer := memory.LongTerm{memory.NewCurated(curatedDir(a))}
-	if facts, ok := store.(memory.FactStore); ok {
-		layer = append(layer, memory.NewFacts(facts))
-	}
-	return layer
+// in agents/<Name>/memory/, then the facts about the people taking part.
+func memoryLayer(a agentConfig, store mynah.Store) prompt.Source {
+	return memory.LongTerm{memory.NewCurated(curatedDir(a)), memory.NewFacts(store)}
 }
 
 // curatedDir is agents/<Name>/memory beside the agent's file.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/sqlite"
@@ -86,15 +87,9 @@ func validateSummaries(a *agentConfig) error {
 	return nil
 }
 
-// summaryLayer is the prompt's summaries layer, when store keeps summaries.
-func summaryLayer(a agentConfig, store prompt.Store) prompt.Source {
-	if st, ok := store.(interface {
-		memory.SummaryStore
-		prompt.Store
-	}); ok {
-		return memory.NewSummaryLayer(st, a.Location)
-	}
-	return nil
+// summaryLayer is the prompt's summaries layer.
+func summaryLayer(a agentConfig, store mynah.Store) prompt.Source {
+	return memory.NewSummaryLayer(store, a.Location)
 }
 
 // runSummaries builds the agent's summarizer on its own model client and runs it until

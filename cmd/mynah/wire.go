@@ -160,7 +160,7 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 // newAssembler builds the agent's prompt assembler with the memory engine's layers:
 // facts and curated notes, summaries, and recall over history (none when history is nil).
 // members may be nil (unknown).
-func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, history *memory.Searcher, members *memberCounts) *prompt.Assembler {
+func newAssembler(a agentConfig, bot mynah.User, store mynah.Store, history *memory.Searcher, members *memberCounts) *prompt.Assembler {
 	src := prompt.Sources{Memory: memoryLayer(a, store), Summaries: summaryLayer(a, store), Recall: recallLayer(history)}
 	if members != nil {
 		src.Members = members.Count
