@@ -18,5 +18,6 @@ type Usage struct {
 
 // UsageLog records provider usage.
 type UsageLog interface {
+	// RecordUsage appends u; Agent is required, Chat may be 0, a zero Time means now.
 	RecordUsage(ctx context.Context, u Usage) error
 }
