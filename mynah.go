@@ -1,15 +1,10 @@
 // Package mynah is the domain vocabulary of mynah: chats, users, messages, turns and the
-// store contracts every backend implements. It imports only the standard library; adapters
-// live under internal/ and only cmd/mynah wires them together.
+// store contracts every backend implements (Store, in store.go, lists them). It imports
+// only the standard library; adapters live under internal/ and only cmd/mynah wires them
+// together.
 package mynah
 
-import (
-	"errors"
-	"time"
-)
-
-// ErrNotFound is returned by stores when the requested record does not exist.
-var ErrNotFound = errors.New("not found")
+import "time"
 
 // ChatID identifies a Telegram chat. Private chats have the user's id, groups are negative.
 type ChatID int64

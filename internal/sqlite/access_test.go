@@ -3,11 +3,7 @@ package sqlite
 import (
 	"strings"
 	"testing"
-
-	"github.com/mynah-ai/mynah/internal/storetest"
 )
-
-func TestAccessStore(t *testing.T) { storetest.RunAccess(t, backend()) }
 
 // TestAccessQueryPlans: the lookups ingest runs per message search an index.
 func TestAccessQueryPlans(t *testing.T) {

@@ -6,11 +6,7 @@ import (
 	"testing"
 
 	"github.com/mynah-ai/mynah"
-
-	"github.com/mynah-ai/mynah/internal/storetest"
 )
-
-func TestFactStore(t *testing.T) { storetest.RunFacts(t, backend()) }
 
 // TestFactQueryPlans: every prompt reads the facts of the people in the window, and every
 // add counts and may evict; none of that may scan the table or sort in a temporary b-tree.

@@ -5,10 +5,7 @@ import (
 	"testing"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/storetest"
 )
-
-func TestNotesStore(t *testing.T) { storetest.RunNotes(t, backend()) }
 
 // TestNotesQueryPlans checks that the notes statements search indexes, with an indexed
 // note so that the agent has a number.

@@ -49,6 +49,8 @@ type DB struct {
 	closeErr  error
 }
 
+// DB implements every store contract: one added to mynah.Store fails the build here
+// until DB implements it too.
 var _ mynah.Store = (*DB)(nil)
 
 // Open opens the database at path, creating the file and its parent directory when

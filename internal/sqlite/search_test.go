@@ -6,11 +6,7 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
-
-	"github.com/mynah-ai/mynah/internal/storetest"
 )
-
-func TestSearchStore(t *testing.T) { storetest.RunSearch(t, backend()) }
 
 // BenchmarkIndexPending is what the search index costs a stored message: messages are
 // indexed in batches (IndexPending), one transaction for all that arrived since the last.

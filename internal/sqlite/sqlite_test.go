@@ -50,9 +50,9 @@ func checkIntegrity(t testing.TB, path string) {
 	}
 }
 
-// backend is the sqlite store as the conformance suites see it.
-func backend() storetest.Backend {
-	return storetest.Backend{
+// TestStore runs the conformance suite of every store contract against the sqlite store.
+func TestStore(t *testing.T) {
+	storetest.Run(t, storetest.Backend{
 		Open: func(t *testing.T) mynah.Store { return openTemp(t) },
 		Reopen: func(t *testing.T, old mynah.Store) mynah.Store {
 			db := old.(*DB)
@@ -66,10 +66,8 @@ func backend() storetest.Backend {
 			t.Cleanup(func() { re.Close() })
 			return re
 		},
-	}
+	})
 }
-
-func TestStore(t *testing.T) { storetest.Run(t, backend()) }
 
 func TestMigrateIdempotent(t *testing.T) {
 	ctx := t.Context()

@@ -1,12 +1,6 @@
 package sqlite
 
-import (
-	"testing"
-
-	"github.com/mynah-ai/mynah/internal/storetest"
-)
-
-func TestSummaryStore(t *testing.T) { storetest.RunSummaries(t, backend()) }
+import "testing"
 
 // TestSummaryQueryPlans checks that the summarizer's queries search indexes: their cost
 // must not grow with the history (see TestQueryPlans).

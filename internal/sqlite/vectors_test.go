@@ -6,10 +6,7 @@ import (
 	"testing"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/storetest"
 )
-
-func TestVectorStore(t *testing.T) { storetest.RunVectors(t, backend()) }
 
 // TestVectorPlans checks that the vector statements use their indexes.
 func TestVectorPlans(t *testing.T) {

@@ -10,50 +10,6 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// AccessStore is a store that also keeps who may talk to its agents.
-type AccessStore interface {
-	mynah.Store
-	mynah.Pairings
-	mynah.ChatModes
-}
-
-// RunAccess runs the conformance suite of mynah.Pairings and mynah.ChatModes against b,
-// whose stores must implement AccessStore. Subtests run in parallel, each on its own store.
-func RunAccess(t *testing.T, b Backend) {
-	open := func(t *testing.T) AccessStore {
-		s, ok := b.Open(t).(AccessStore)
-		if !ok {
-			t.Fatalf("the store does not implement mynah.Pairings and mynah.ChatModes")
-		}
-		return s
-	}
-	tests := []struct {
-		name string
-		fn   func(*testing.T, AccessStore)
-	}{
-		{"PairingSameUserSameCode", testPairingSameUser},
-		{"PairingAtMostPending", testPairingAtMostPending},
-		{"PairingExpires", testPairingExpires},
-		{"PairingApprove", testPairingApprove},
-		{"PairingApproveWelcome", testPairingApproveWelcome},
-		{"PairingCodesUnique", testPairingCodesUnique},
-		{"PairingAgentsIsolated", testPairingAgentsIsolated},
-		{"ChatModes", testChatModes},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, open(t))
-		})
-	}
-	if b.Reopen != nil {
-		t.Run("AccessSurvivesReopen", func(t *testing.T) {
-			t.Parallel()
-			testAccessSurvivesReopen(t, b, open(t))
-		})
-	}
-}
-
 const ttl = time.Hour
 
 var (
@@ -62,7 +18,7 @@ var (
 	frank = mynah.User{ID: 10, FirstName: "Frank"}
 )
 
-func request(t *testing.T, s AccessStore, agent string, u mynah.User, code string, now time.Time) (mynah.Pairing, bool) {
+func request(t *testing.T, s mynah.Pairings, agent string, u mynah.User, code string, now time.Time) (mynah.Pairing, bool) {
 	t.Helper()
 	p, created, err := s.RequestPairing(t.Context(), agent, u, code, now, ttl, 3)
 	if err != nil {
@@ -72,7 +28,8 @@ func request(t *testing.T, s AccessStore, agent string, u mynah.User, code strin
 }
 
 // testPairingSameUser: asking again while a code is pending returns the same code.
-func testPairingSameUser(t *testing.T, s AccessStore) {
+func testPairingSameUser(t *testing.T, b Backend) {
+	s := b.Open(t)
 	p, created := request(t, s, agentA, alice, "AAAAAAAA", at(0))
 	want := mynah.Pairing{Agent: agentA, Code: "AAAAAAAA", User: alice, Created: at(0), Expires: at(3600)}
 	if diff := cmp.Diff(want, p, cmpOpts); diff != "" || !created {
@@ -86,7 +43,8 @@ func testPairingSameUser(t *testing.T, s AccessStore) {
 
 // testPairingAtMostPending: a fourth stranger is refused while three codes are pending,
 // and welcome again once one of them expired.
-func testPairingAtMostPending(t *testing.T, s AccessStore) {
+func testPairingAtMostPending(t *testing.T, b Backend) {
+	s := b.Open(t)
 	request(t, s, agentA, alice, "AAAAAAAA", at(0))
 	request(t, s, agentA, carol, "BBBBBBBB", at(10))
 	request(t, s, agentA, dave, "CCCCCCCC", at(20))
@@ -107,7 +65,8 @@ func testPairingAtMostPending(t *testing.T, s AccessStore) {
 }
 
 // testPairingExpires: an expired code cannot be approved, and the user gets a new one.
-func testPairingExpires(t *testing.T, s AccessStore) {
+func testPairingExpires(t *testing.T, b Backend) {
+	s := b.Open(t)
 	request(t, s, agentA, alice, "AAAAAAAA", at(0))
 	if _, err := s.ApprovePairing(t.Context(), "AAAAAAAA", at(3600), ""); !errors.Is(err, mynah.ErrNotFound) {
 		t.Errorf("approving an expired code: err = %v, want ErrNotFound", err)
@@ -125,7 +84,8 @@ func testPairingExpires(t *testing.T, s AccessStore) {
 }
 
 // testPairingApprove: an approved user is approved for good; the code works once.
-func testPairingApprove(t *testing.T, s AccessStore) {
+func testPairingApprove(t *testing.T, b Backend) {
+	s := b.Open(t)
 	ctx := t.Context()
 	request(t, s, agentA, alice, "AAAAAAAA", at(0))
 	request(t, s, agentA, carol, "BBBBBBBB", at(1))
@@ -173,7 +133,8 @@ func testPairingApprove(t *testing.T, s AccessStore) {
 
 // testPairingApproveWelcome: the welcome is queued as a static turn to the user's private
 // chat, so that serve delivers it exactly once.
-func testPairingApproveWelcome(t *testing.T, s AccessStore) {
+func testPairingApproveWelcome(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(dm, 1, "hello?"))
 	request(t, s, agentA, alice, "AAAAAAAA", at(1))
 	if _, err := s.ApprovePairing(t.Context(), "AAAAAAAA", at(2), "You're in."); err != nil {
@@ -197,7 +158,8 @@ func testPairingApproveWelcome(t *testing.T, s AccessStore) {
 var cmpIgnoreTurnID = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".ID" }, cmp.Ignore())
 
 // testPairingCodesUnique: a code is never stored twice, even for another agent.
-func testPairingCodesUnique(t *testing.T, s AccessStore) {
+func testPairingCodesUnique(t *testing.T, b Backend) {
+	s := b.Open(t)
 	request(t, s, agentA, alice, "AAAAAAAA", at(0))
 	if _, _, err := s.RequestPairing(t.Context(), agentB, carol, "AAAAAAAA", at(1), ttl, 3); err == nil {
 		t.Error("a second pairing with the same code was stored")
@@ -208,7 +170,8 @@ func testPairingCodesUnique(t *testing.T, s AccessStore) {
 }
 
 // testPairingAgentsIsolated: approval for one agent is not approval for another.
-func testPairingAgentsIsolated(t *testing.T, s AccessStore) {
+func testPairingAgentsIsolated(t *testing.T, b Backend) {
+	s := b.Open(t)
 	request(t, s, agentA, alice, "AAAAAAAA", at(0))
 	p, err := s.ApprovePairing(t.Context(), "AAAAAAAA", at(1), "")
 	if err != nil || p.Agent != agentA {
@@ -223,7 +186,8 @@ func testPairingAgentsIsolated(t *testing.T, s AccessStore) {
 }
 
 // testChatModes: a chat's mode is what was last set, per agent; unset is zero.
-func testChatModes(t *testing.T, s AccessStore) {
+func testChatModes(t *testing.T, b Backend) {
+	s := b.Open(t)
 	ctx := t.Context()
 	got, err := s.ChatMode(ctx, agentA, group.ID)
 	if diff := cmp.Diff(mynah.ChatMode{Agent: agentA, Chat: group.ID}, got, cmpOpts); diff != "" || err != nil {
@@ -250,7 +214,11 @@ func testChatModes(t *testing.T, s AccessStore) {
 }
 
 // testAccessSurvivesReopen: approvals, pending codes and modes outlive a restart.
-func testAccessSurvivesReopen(t *testing.T, b Backend, s AccessStore) {
+func testAccessSurvivesReopen(t *testing.T, b Backend) {
+	if b.Reopen == nil {
+		t.Skip("backend has no Reopen")
+	}
+	s := b.Open(t)
 	request(t, s, agentA, alice, "AAAAAAAA", at(0))
 	request(t, s, agentA, carol, "BBBBBBBB", at(0))
 	if _, err := s.ApprovePairing(t.Context(), "AAAAAAAA", at(1), ""); err != nil {
@@ -259,10 +227,7 @@ func testAccessSurvivesReopen(t *testing.T, b Backend, s AccessStore) {
 	if err := s.SetChatMode(t.Context(), mynah.ChatMode{Agent: agentA, Chat: group.ID, Stopped: true}); err != nil {
 		t.Fatal(err)
 	}
-	re, ok := b.Reopen(t, s).(AccessStore)
-	if !ok {
-		t.Fatal("reopened store lost its access contracts")
-	}
+	re := b.Reopen(t, s)
 	if ok, err := re.Approved(t.Context(), agentA, alice.ID); err != nil || !ok {
 		t.Errorf("Approved after reopen = %t, %v", ok, err)
 	}

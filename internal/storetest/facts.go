@@ -11,59 +11,6 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// FactStore is a store that also keeps facts about people.
-type FactStore interface {
-	mynah.Store
-	mynah.Facts
-}
-
-// RunFacts runs the conformance suite of mynah.Facts against b, whose stores must
-// implement FactStore. Subtests run in parallel, each on its own store.
-func RunFacts(t *testing.T, b Backend) {
-	open := func(t *testing.T) FactStore {
-		s, ok := b.Open(t).(FactStore)
-		if !ok {
-			t.Fatalf("the store does not implement mynah.Facts")
-		}
-		return s
-	}
-	tests := []struct {
-		name string
-		fn   func(*testing.T, FactStore)
-	}{
-		{"FactRoundTrip", testFactRoundTrip},
-		{"FactDedupe", testFactDedupe},
-		{"FactCapEvictsOldest", testFactCap},
-		{"FactPages", testFactPages},
-		{"FactOwnerOnly", testFactOwnerOnly},
-		{"FactRemoveOnce", testFactRemoveOnce},
-		{"FactRemoveAll", testFactRemoveAll},
-		{"FactsOfSeveral", testFactsOf},
-		{"FactAgentsIsolated", testFactAgentsIsolated},
-		{"FactInvalid", testFactInvalid},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, open(t))
-		})
-	}
-	if b.Reopen != nil {
-		t.Run("FactsSurviveReopen", func(t *testing.T) {
-			t.Parallel()
-			s := open(t)
-			f := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "keeps bees"}, 0)
-			re, ok := b.Reopen(t, s).(FactStore)
-			if !ok {
-				t.Fatal("the reopened store does not implement mynah.Facts")
-			}
-			if got := listFacts(t, re, agentA, alice.ID, 0, 10); !cmp.Equal(got, []mynah.Fact{f}, cmpOpts) {
-				t.Errorf("after reopen: %v, want %v", got, f)
-			}
-		})
-	}
-}
-
 func addFact(t *testing.T, s mynah.Facts, f mynah.Fact, maxFacts int) mynah.Fact {
 	t.Helper()
 	got, added, err := s.AddFact(t.Context(), f, maxFacts)
@@ -93,7 +40,8 @@ func factTexts(fs []mynah.Fact) []string {
 	return out
 }
 
-func testFactRoundTrip(t *testing.T, s FactStore) {
+func testFactRoundTrip(t *testing.T, b Backend) {
+	s := b.Open(t)
 	in := mynah.Fact{Agent: agentA, User: alice.ID, Text: "  has a cat called Miso ", Chat: group.ID, Message: 77, Created: at(5)}
 	got := addFact(t, s, in, 0)
 	want := in
@@ -110,7 +58,8 @@ func testFactRoundTrip(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactDedupe(t *testing.T, s FactStore) {
+func testFactDedupe(t *testing.T, b Backend) {
+	s := b.Open(t)
 	first := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "Likes green tea."}, 0)
 	for _, again := range []string{"likes green tea", "LIKES   green\ttea!", "Likes green tea…"} {
 		got, added, err := s.AddFact(t.Context(), mynah.Fact{Agent: agentA, User: alice.ID, Text: again}, 0)
@@ -126,7 +75,8 @@ func testFactDedupe(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactCap(t *testing.T, s FactStore) {
+func testFactCap(t *testing.T, b Backend) {
+	s := b.Open(t)
 	for i := 1; i <= 5; i++ {
 		addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: fmt.Sprintf("fact %d", i)}, 3)
 	}
@@ -154,7 +104,8 @@ func testFactCap(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactPages(t *testing.T, s FactStore) {
+func testFactPages(t *testing.T, b Backend) {
+	s := b.Open(t)
 	for i := 1; i <= 25; i++ {
 		addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: fmt.Sprintf("fact %02d", i)}, 0)
 	}
@@ -173,7 +124,8 @@ func testFactPages(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactOwnerOnly(t *testing.T, s FactStore) {
+func testFactOwnerOnly(t *testing.T, b Backend) {
+	s := b.Open(t)
 	f := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "afraid of geese"}, 0)
 	if _, err := s.RemoveFact(t.Context(), agentA, carol.ID, f.ID, ""); !errors.Is(err, mynah.ErrNotFound) {
 		t.Errorf("carol removing alice's fact: %v, want ErrNotFound", err)
@@ -196,16 +148,17 @@ func testFactOwnerOnly(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactRemoveOnce(t *testing.T, s FactStore) {
-	a := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "first"}, 0)
-	b := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "second"}, 0)
-	if _, err := s.RemoveFact(t.Context(), agentA, alice.ID, a.ID, "update:9"); err != nil {
+func testFactRemoveOnce(t *testing.T, b Backend) {
+	s := b.Open(t)
+	first := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "first"}, 0)
+	second := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "second"}, 0)
+	if _, err := s.RemoveFact(t.Context(), agentA, alice.ID, first.ID, "update:9"); err != nil {
 		t.Fatal(err)
 	}
 	// Delivered again: "/forget 1" now points at the second fact, which must stay.
-	got, err := s.RemoveFact(t.Context(), agentA, alice.ID, b.ID, "update:9")
-	if err != nil || got.ID != a.ID || got.User != alice.ID {
-		t.Errorf("repeated removal = %+v, %v; want the first removal's fact %d", got, err, a.ID)
+	got, err := s.RemoveFact(t.Context(), agentA, alice.ID, second.ID, "update:9")
+	if err != nil || got.ID != first.ID || got.User != alice.ID {
+		t.Errorf("repeated removal = %+v, %v; want the first removal's fact %d", got, err, first.ID)
 	}
 	if left := factTexts(listFacts(t, s, agentA, alice.ID, 0, 10)); !cmp.Equal(left, []string{"second"}) {
 		t.Errorf("after a repeated removal: %q, want [second]", left)
@@ -218,7 +171,8 @@ func testFactRemoveOnce(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactRemoveAll(t *testing.T, s FactStore) {
+func testFactRemoveAll(t *testing.T, b Backend) {
+	s := b.Open(t)
 	for i := range 3 {
 		addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: fmt.Sprintf("a%d", i)}, 0)
 	}
@@ -242,7 +196,8 @@ func testFactRemoveAll(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactsOf(t *testing.T, s FactStore) {
+func testFactsOf(t *testing.T, b Backend) {
+	s := b.Open(t)
 	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "alice 1"}, 0)
 	addFact(t, s, mynah.Fact{Agent: agentA, User: carol.ID, Text: "carol 1"}, 0)
 	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "alice 2"}, 0)
@@ -259,7 +214,8 @@ func testFactsOf(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactAgentsIsolated(t *testing.T, s FactStore) {
+func testFactAgentsIsolated(t *testing.T, b Backend) {
+	s := b.Open(t)
 	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "told ada"}, 0)
 	if got, total, err := s.ListFacts(t.Context(), agentB, alice.ID, 0, 10); err != nil || total != 0 || len(got) != 0 {
 		t.Errorf("bob sees ada's facts: %v, %d, %v", got, total, err)
@@ -275,7 +231,8 @@ func testFactAgentsIsolated(t *testing.T, s FactStore) {
 	}
 }
 
-func testFactInvalid(t *testing.T, s FactStore) {
+func testFactInvalid(t *testing.T, b Backend) {
+	s := b.Open(t)
 	for _, f := range []mynah.Fact{
 		{Agent: agentA, User: alice.ID, Text: "  "},
 		{Agent: agentA, User: alice.ID, Text: "..."},
@@ -292,4 +249,17 @@ func testFactInvalid(t *testing.T, s FactStore) {
 	}
 	long := strings.Repeat("é", mynah.MaxFactLength)
 	addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: long}, 0)
+}
+
+// testFactsSurviveReopen: facts outlive a restart.
+func testFactsSurviveReopen(t *testing.T, b Backend) {
+	if b.Reopen == nil {
+		t.Skip("backend has no Reopen")
+	}
+	s := b.Open(t)
+	f := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "keeps bees"}, 0)
+	re := b.Reopen(t, s)
+	if got := listFacts(t, re, agentA, alice.ID, 0, 10); !cmp.Equal(got, []mynah.Fact{f}, cmpOpts) {
+		t.Errorf("after reopen: %v, want %v", got, f)
+	}
 }

@@ -17,7 +17,8 @@ func importMessages(t *testing.T, s mynah.HistoryImport, agent string, chat myna
 	return n
 }
 
-func testImportLikeLive(t *testing.T, s SearchStore) {
+func testImportLikeLive(t *testing.T, b Backend) {
+	s := b.Open(t)
 	in := []mynah.Message{
 		{ID: 10, Sender: alice, Time: at(10), Text: "first", Entities: []mynah.Entity{{Type: "bold", Offset: 0, Length: 5}}},
 		{ID: 11, Sender: carol, Time: at(11), Text: "second", ReplyTo: &mynah.ReplyRef{ID: 10}},
@@ -36,7 +37,8 @@ func testImportLikeLive(t *testing.T, s SearchStore) {
 	}
 }
 
-func testImportIdempotent(t *testing.T, s SearchStore) {
+func testImportIdempotent(t *testing.T, b Backend) {
+	s := b.Open(t)
 	msgs := []mynah.Message{{ID: 1, Sender: alice, Time: at(1), Text: "a"}, {ID: 2, Sender: alice, Time: at(2), Text: "b"}}
 	importMessages(t, s, agentA, dm, msgs...)
 	if n := importMessages(t, s, agentA, dm, msgs...); n != 0 {
@@ -54,7 +56,8 @@ func testImportIdempotent(t *testing.T, s SearchStore) {
 	}
 }
 
-func testImportKeepsKnown(t *testing.T, s SearchStore) {
+func testImportKeepsKnown(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(group, 5, "live text"))
 	archived := mynah.Message{ID: 5, Sender: carol, Time: at(1), Text: "archived text"}
 	bare := mynah.Chat{ID: group.ID, Type: mynah.ChatGroup}
@@ -72,7 +75,8 @@ func testImportKeepsKnown(t *testing.T, s SearchStore) {
 	}
 }
 
-func testImportInvalid(t *testing.T, s SearchStore) {
+func testImportInvalid(t *testing.T, b Backend) {
+	s := b.Open(t)
 	good := mynah.Message{ID: 1, Sender: alice, Time: at(1), Text: "good"}
 	for name, bad := range map[string]mynah.Message{
 		"zero id":      {ID: 0, Sender: alice, Time: at(2), Text: "x"},
@@ -94,7 +98,8 @@ func testImportInvalid(t *testing.T, s SearchStore) {
 	}
 }
 
-func testImportSearchable(t *testing.T, s SearchStore) {
+func testImportSearchable(t *testing.T, b Backend) {
+	s := b.Open(t)
 	var msgs []mynah.Message
 	for i := 1; i <= 300; i++ {
 		text := "ordinary chatter"

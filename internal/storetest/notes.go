@@ -11,35 +11,6 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// RunNotes runs the conformance suite of mynah.NoteIndex against b, whose stores must
-// implement it.
-func RunNotes(t *testing.T, b Backend) {
-	open := func(t *testing.T) mynah.NoteIndex {
-		s, ok := b.Open(t).(mynah.NoteIndex)
-		if !ok {
-			t.Fatalf("the store does not implement mynah.NoteIndex")
-		}
-		return s
-	}
-	tests := []struct {
-		name string
-		fn   func(*testing.T, mynah.NoteIndex)
-	}{
-		{"NotesSearchable", testNotesSearchable},
-		{"NotesReplacedWhole", testNotesReplaced},
-		{"NotesSameHashKeepsChunks", testNotesSameHash},
-		{"NotesRemoved", testNotesRemoved},
-		{"NotesScopedByAgent", testNotesScoped},
-		{"NotesBadInput", testNotesBadInput},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, open(t))
-		})
-	}
-}
-
 func noteFile(agent string, kind mynah.NoteKind, path, hash string) mynah.NoteFile {
 	return mynah.NoteFile{Agent: agent, Kind: kind, Path: path, Hash: hash, Size: 100, ModTime: time.Unix(1700000000, 123456789)}
 }
@@ -64,7 +35,8 @@ func put(t *testing.T, s mynah.NoteIndex, f mynah.NoteFile, chunks ...mynah.Note
 	}
 }
 
-func testNotesSearchable(t *testing.T, s mynah.NoteIndex) {
+func testNotesSearchable(t *testing.T, b Backend) {
+	s := b.Open(t)
 	f := noteFile("a", mynah.NoteCurated, "birds/owls.md", "h1")
 	put(t, s, f,
 		chunk(1, 3, "# Owls\nThe barn owl hunts at night.\nIt nests in churches."),
@@ -111,7 +83,8 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-func testNotesReplaced(t *testing.T, s mynah.NoteIndex) {
+func testNotesReplaced(t *testing.T, b Backend) {
+	s := b.Open(t)
 	put(t, s, noteFile("a", mynah.NoteCurated, "n.md", "h1"), chunk(1, 2, "kestrel hovering"), chunk(3, 4, "kestrel again"))
 	put(t, s, noteFile("a", mynah.NoteCurated, "n.md", "h2"), chunk(1, 1, "heron fishing"))
 	if hits := searchNotes(t, s, "a", "kestrel"); len(hits) != 0 {
@@ -122,7 +95,8 @@ func testNotesReplaced(t *testing.T, s mynah.NoteIndex) {
 	}
 }
 
-func testNotesSameHash(t *testing.T, s mynah.NoteIndex) {
+func testNotesSameHash(t *testing.T, b Backend) {
+	s := b.Open(t)
 	f := noteFile("a", mynah.NoteCurated, "n.md", "h1")
 	put(t, s, f, chunk(1, 1, "kingfisher"))
 	f.ModTime = f.ModTime.Add(time.Hour)
@@ -137,7 +111,8 @@ func testNotesSameHash(t *testing.T, s mynah.NoteIndex) {
 	}
 }
 
-func testNotesRemoved(t *testing.T, s mynah.NoteIndex) {
+func testNotesRemoved(t *testing.T, b Backend) {
+	s := b.Open(t)
 	put(t, s, noteFile("a", mynah.NoteCurated, "n.md", "h1"), chunk(1, 1, "magpie"))
 	put(t, s, noteFile("a", mynah.NoteEpisodic, "n.md", "h1"), chunk(1, 1, "magpie too"))
 	if err := s.RemoveNote(t.Context(), "a", mynah.NoteCurated, "n.md"); err != nil {
@@ -156,7 +131,8 @@ func testNotesRemoved(t *testing.T, s mynah.NoteIndex) {
 	}
 }
 
-func testNotesScoped(t *testing.T, s mynah.NoteIndex) {
+func testNotesScoped(t *testing.T, b Backend) {
+	s := b.Open(t)
 	put(t, s, noteFile("a", mynah.NoteCurated, "n.md", "h1"), chunk(1, 1, "robin"))
 	put(t, s, noteFile("b", mynah.NoteCurated, "n.md", "h1"), chunk(1, 1, "robin of b"))
 	if hits := searchNotes(t, s, "a", "robin"); len(hits) != 1 || hits[0].File.Agent != "a" {
@@ -167,7 +143,8 @@ func testNotesScoped(t *testing.T, s mynah.NoteIndex) {
 	}
 }
 
-func testNotesBadInput(t *testing.T, s mynah.NoteIndex) {
+func testNotesBadInput(t *testing.T, b Backend) {
+	s := b.Open(t)
 	if err := s.PutNote(t.Context(), noteFile("a", "diary", "n.md", "h"), nil); err == nil {
 		t.Error("PutNote with an unknown kind succeeded")
 	}

@@ -10,51 +10,6 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// SearchStore is a store with a history index that history can also be imported into.
-type SearchStore interface {
-	mynah.Store
-	mynah.HistorySearch
-	mynah.HistoryImport
-}
-
-// RunSearch runs the conformance suite of mynah.HistorySearch and mynah.HistoryImport
-// against b, whose stores must implement SearchStore. Subtests run in parallel, each on
-// its own store.
-func RunSearch(t *testing.T, b Backend) {
-	open := func(t *testing.T) SearchStore {
-		s, ok := b.Open(t).(SearchStore)
-		if !ok {
-			t.Fatalf("the store does not implement mynah.HistorySearch and mynah.HistoryImport")
-		}
-		return s
-	}
-	tests := []struct {
-		name string
-		fn   func(*testing.T, SearchStore)
-	}{
-		{"SearchFindsLiveMessages", testSearchLive},
-		{"SearchStemsAndFolds", testSearchStems},
-		{"SearchRanksBM25", testSearchRanks},
-		{"SearchEscapesSyntax", testSearchEscapes},
-		{"SearchFollowsEdits", testSearchEdits},
-		{"SearchScopes", testSearchScopes},
-		{"SearchContextColumn", testSearchContext},
-		{"SearchBigChat", testSearchBigChat},
-		{"Around", testAround},
-		{"ImportStoresLikeLive", testImportLikeLive},
-		{"ImportIdempotent", testImportIdempotent},
-		{"ImportKeepsKnown", testImportKeepsKnown},
-		{"ImportInvalidChangesNothing", testImportInvalid},
-		{"ImportedIsSearchable", testImportSearchable},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, open(t))
-		})
-	}
-}
-
 // search runs a query and returns the hits' message ids, best first.
 func search(t *testing.T, s mynah.HistorySearch, q mynah.SearchQuery) []mynah.MessageID {
 	t.Helper()
@@ -84,7 +39,8 @@ func sorted(ids []mynah.MessageID) []mynah.MessageID {
 	return ids
 }
 
-func testSearchLive(t *testing.T, s SearchStore) {
+func testSearchLive(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(group, 1, "the meeting is at the old mill on Friday"))
 	post(t, s, agentA, message(group, 2, "bring the red umbrella"))
 	reply := &mynah.Message{Chat: group, ID: 3, Sender: bot, Time: at(3), Text: "I will remember the mill", Outgoing: true}
@@ -110,7 +66,8 @@ func testSearchLive(t *testing.T, s SearchStore) {
 	}
 }
 
-func testSearchStems(t *testing.T, s SearchStore) {
+func testSearchStems(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(dm, 1, "She was running to the café"))
 	post(t, s, agentA, message(dm, 2, "Вчора ми гуляли в парку з собакою"))
 	post(t, s, agentA, message(dm, 3, "Мы обсуждали новую книгу"))
@@ -130,7 +87,8 @@ func testSearchStems(t *testing.T, s SearchStore) {
 	}
 }
 
-func testSearchRanks(t *testing.T, s SearchStore) {
+func testSearchRanks(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(group, 1, "owls hunt at night, owls are quiet, owls see well"))
 	post(t, s, agentA, message(group, 2, "an owl was seen near the barn today with other birds"))
 	post(t, s, agentA, message(group, 3, "sparrows and finches and many other small birds"))
@@ -144,7 +102,8 @@ func testSearchRanks(t *testing.T, s SearchStore) {
 	}
 }
 
-func testSearchEscapes(t *testing.T, s SearchStore) {
+func testSearchEscapes(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(group, 1, `he said "NEAR" and AND or OR, then (stars*) - ok: col:umn ^start`))
 	for _, term := range []string{`"`, `near(`, `and`, `or`, `not`, `*`, `stars*`, `col:umn`, `^start`, `-`, `{body}`, `)`, `'`} {
 		if _, err := s.SearchHistory(t.Context(), mynah.SearchQuery{Agent: agentA, Terms: []string{term, "said"}, Limit: 5}); err != nil {
@@ -158,7 +117,8 @@ func testSearchEscapes(t *testing.T, s SearchStore) {
 
 // testSearchEdits: an edit replaces what matches, whether the message was indexed
 // before it (message 1: searched, then edited) or not yet (message 2: edited at once).
-func testSearchEdits(t *testing.T, s SearchStore) {
+func testSearchEdits(t *testing.T, b Backend) {
+	s := b.Open(t)
 	m := message(group, 1, "lunch at noon")
 	post(t, s, agentA, m)
 	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"lunch"}}); !slices.Equal(got, []mynah.MessageID{1}) {
@@ -185,7 +145,8 @@ func testSearchEdits(t *testing.T, s SearchStore) {
 	}
 }
 
-func testSearchScopes(t *testing.T, s SearchStore) {
+func testSearchScopes(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(group, 1, "the kettle is broken"))
 	post(t, s, agentA, message(dm, 2, "buy a new kettle"))
 	carolSays := &mynah.Message{Chat: group, ID: 3, Sender: carol, Time: at(3), Text: "my kettle whistles"}
@@ -212,7 +173,8 @@ func testSearchScopes(t *testing.T, s SearchStore) {
 	}
 }
 
-func testSearchContext(t *testing.T, s SearchStore) {
+func testSearchContext(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(group, 1, "see you there")) // by Alice Liddell, in March 2025
 	q := mynah.SearchQuery{Agent: agentA, Terms: []string{"liddell"}}
 	if got := search(t, s, q); len(got) != 0 {
@@ -227,7 +189,8 @@ func testSearchContext(t *testing.T, s SearchStore) {
 	}
 }
 
-func testAround(t *testing.T, s SearchStore) {
+func testAround(t *testing.T, b Backend) {
+	s := b.Open(t)
 	for _, id := range []int{2, 4, 6, 8, 10} {
 		post(t, s, agentA, message(group, id, "m"))
 	}
@@ -256,7 +219,8 @@ func testAround(t *testing.T, s SearchStore) {
 // testSearchBigChat: in a chat where a word is in almost every message, a query still
 // finds the one message with its rarer word first, and a query of the common word alone
 // still answers.
-func testSearchBigChat(t *testing.T, s SearchStore) {
+func testSearchBigChat(t *testing.T, b Backend) {
+	s := b.Open(t)
 	var msgs []mynah.Message
 	for i := 1; i <= 3000; i++ {
 		text := fmt.Sprintf("hello again, note %d", i)

@@ -12,61 +12,6 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// SummaryStore is a store that also keeps summaries.
-type SummaryStore interface {
-	mynah.Store
-	mynah.Summaries
-}
-
-// RunSummaries runs the conformance suite of mynah.Summaries against b, whose stores must
-// implement SummaryStore. Subtests run in parallel, each on its own store.
-func RunSummaries(t *testing.T, b Backend) {
-	open := func(t *testing.T) SummaryStore {
-		s, ok := b.Open(t).(SummaryStore)
-		if !ok {
-			t.Fatalf("the store does not implement mynah.Summaries")
-		}
-		return s
-	}
-	tests := []struct {
-		name string
-		fn   func(*testing.T, SummaryStore)
-	}{
-		{"SummaryRoundTrip", testSummaryRoundTrip},
-		{"SummaryIdempotent", testSummaryIdempotent},
-		{"SummaryLatest", testSummaryLatest},
-		{"HasSummaries", testHasSummaries},
-		{"SummaryInvalid", testSummaryInvalid},
-		{"FlushOnce", testFlushOnce},
-		{"SummariesDue", testSummariesDue},
-		{"MessagesBetween", testMessagesBetween},
-		{"MessagesInPeriod", testMessagesInPeriod},
-		{"PromptsAfter", testPromptsAfter},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, open(t))
-		})
-	}
-	if b.Reopen != nil {
-		t.Run("SummariesSurviveReopen", func(t *testing.T) {
-			t.Parallel()
-			s := open(t)
-			sum := addSummary(t, s, rolling(group.ID, 0, 1, 40), true)
-			claimFlush(t, s, group.ID, 0, 1, true)
-			re, ok := b.Reopen(t, s).(SummaryStore)
-			if !ok {
-				t.Fatal("the reopened store does not implement mynah.Summaries")
-			}
-			if got := latest(t, re, group.ID, 0, mynah.SummaryRolling); !cmp.Equal(got, sum, cmpOpts) {
-				t.Errorf("after reopen, latest rolling summary = %+v, want %+v", got, sum)
-			}
-			claimFlush(t, re, group.ID, 0, 1, false)
-		})
-	}
-}
-
 func rolling(chat mynah.ChatID, thread int64, first, last int) mynah.Summary {
 	return mynah.Summary{Agent: agentA, Chat: chat, Thread: thread, Kind: mynah.SummaryRolling,
 		First: mynah.MessageID(first), Last: mynah.MessageID(last), From: at(first), To: at(last),
@@ -79,7 +24,7 @@ func periodic(chat mynah.ChatID, kind mynah.SummaryKind, end time.Time, days int
 		Model: "openai/gpt-test", Created: end.Add(time.Minute)}
 }
 
-func addSummary(t *testing.T, s SummaryStore, sum mynah.Summary, wantAdded bool) mynah.Summary {
+func addSummary(t *testing.T, s mynah.Summaries, sum mynah.Summary, wantAdded bool) mynah.Summary {
 	t.Helper()
 	got, added, err := s.AddSummary(t.Context(), sum)
 	if err != nil {
@@ -91,7 +36,7 @@ func addSummary(t *testing.T, s SummaryStore, sum mynah.Summary, wantAdded bool)
 	return got
 }
 
-func latest(t *testing.T, s SummaryStore, chat mynah.ChatID, thread int64, kind mynah.SummaryKind) mynah.Summary {
+func latest(t *testing.T, s mynah.Summaries, chat mynah.ChatID, thread int64, kind mynah.SummaryKind) mynah.Summary {
 	t.Helper()
 	got, err := s.LatestSummary(t.Context(), agentA, chat, thread, kind)
 	if err != nil {
@@ -100,7 +45,7 @@ func latest(t *testing.T, s SummaryStore, chat mynah.ChatID, thread int64, kind 
 	return got
 }
 
-func claimFlush(t *testing.T, s SummaryStore, chat mynah.ChatID, thread int64, first mynah.MessageID, want bool) {
+func claimFlush(t *testing.T, s mynah.Summaries, chat mynah.ChatID, thread int64, first mynah.MessageID, want bool) {
 	t.Helper()
 	got, err := s.ClaimFlush(t.Context(), agentA, chat, thread, first, at(5000))
 	if err != nil {
@@ -112,7 +57,8 @@ func claimFlush(t *testing.T, s SummaryStore, chat mynah.ChatID, thread int64, f
 }
 
 // testSummaryRoundTrip: a summary comes back as stored, with its id.
-func testSummaryRoundTrip(t *testing.T, s SummaryStore) {
+func testSummaryRoundTrip(t *testing.T, b Backend) {
+	s := b.Open(t)
 	want := rolling(group.ID, 7, 3, 120)
 	got := addSummary(t, s, want, true)
 	if got.ID == 0 {
@@ -129,7 +75,8 @@ func testSummaryRoundTrip(t *testing.T, s SummaryStore) {
 
 // testSummaryIdempotent: writing the same summary twice (two processes, or a retry after a
 // crash) stores it once and returns the first.
-func testSummaryIdempotent(t *testing.T, s SummaryStore) {
+func testSummaryIdempotent(t *testing.T, b Backend) {
+	s := b.Open(t)
 	first := addSummary(t, s, rolling(dm.ID, 0, 1, 50), true)
 	again := rolling(dm.ID, 0, 1, 50)
 	again.Text = "a second wording"
@@ -148,7 +95,8 @@ func testSummaryIdempotent(t *testing.T, s SummaryStore) {
 }
 
 // testSummaryLatest: the latest of each kind, per chat and topic, per agent.
-func testSummaryLatest(t *testing.T, s SummaryStore) {
+func testSummaryLatest(t *testing.T, b Backend) {
+	s := b.Open(t)
 	ctx := t.Context()
 	if _, err := s.LatestSummary(ctx, agentA, group.ID, 0, mynah.SummaryRolling); !errors.Is(err, mynah.ErrNotFound) {
 		t.Errorf("LatestSummary of a chat without summaries: %v, want ErrNotFound", err)
@@ -180,7 +128,8 @@ func testSummaryLatest(t *testing.T, s SummaryStore) {
 }
 
 // testSummaryInvalid: a summary without what identifies it is refused.
-func testSummaryInvalid(t *testing.T, s SummaryStore) {
+func testSummaryInvalid(t *testing.T, b Backend) {
+	s := b.Open(t)
 	for name, mod := range map[string]func(*mynah.Summary){
 		"no agent":     func(s *mynah.Summary) { s.Agent = "" },
 		"no chat":      func(s *mynah.Summary) { s.Chat = 0 },
@@ -198,7 +147,8 @@ func testSummaryInvalid(t *testing.T, s SummaryStore) {
 }
 
 // testFlushOnce: the memory flush of one compaction is claimed once.
-func testFlushOnce(t *testing.T, s SummaryStore) {
+func testFlushOnce(t *testing.T, b Backend) {
+	s := b.Open(t)
 	claimFlush(t, s, dm.ID, 0, 1, true)
 	claimFlush(t, s, dm.ID, 0, 1, false)
 	claimFlush(t, s, dm.ID, 0, 51, true)
@@ -208,7 +158,8 @@ func testFlushOnce(t *testing.T, s SummaryStore) {
 
 // testSummariesDue: a chat is due for the period ending at end when it was active since
 // its last summary of that kind and within the period.
-func testSummariesDue(t *testing.T, s SummaryStore) {
+func testSummariesDue(t *testing.T, b Backend) {
+	s := b.Open(t)
 	ctx := t.Context()
 	quiet := mynah.Chat{ID: 77, Type: mynah.ChatPrivate}
 	for i := 1; i <= 3; i++ {
@@ -260,7 +211,8 @@ func containsChat(ids []mynah.ChatID, id mynah.ChatID) bool {
 }
 
 // testMessagesBetween: an open id range of a chat or topic, oldest first, limited.
-func testMessagesBetween(t *testing.T, s SummaryStore) {
+func testMessagesBetween(t *testing.T, b Backend) {
+	s := b.Open(t)
 	for i := 1; i <= 20; i++ {
 		m := message(group, i, fmt.Sprintf("m%d", i))
 		if i%2 == 0 {
@@ -294,7 +246,8 @@ func testMessagesBetween(t *testing.T, s SummaryStore) {
 }
 
 // testMessagesInPeriod: the messages of a period, found walking back from the newest.
-func testMessagesInPeriod(t *testing.T, s SummaryStore) {
+func testMessagesInPeriod(t *testing.T, b Backend) {
+	s := b.Open(t)
 	for i := 1; i <= 500; i++ {
 		post(t, s, agentA, &mynah.Message{Chat: dm, ID: mynah.MessageID(i), Sender: alice, Time: t0.Add(time.Duration(i) * time.Hour), Text: "x"})
 	}
@@ -321,7 +274,8 @@ func testMessagesInPeriod(t *testing.T, s SummaryStore) {
 }
 
 // testPromptsAfter: prompt records after a turn, in turn order, with their topic.
-func testPromptsAfter(t *testing.T, s SummaryStore) {
+func testPromptsAfter(t *testing.T, b Backend) {
+	s := b.Open(t)
 	ctx := t.Context()
 	msg := message(group, 30, "in a topic")
 	msg.ThreadID = 5
@@ -357,7 +311,8 @@ func testPromptsAfter(t *testing.T, s SummaryStore) {
 
 // testHasSummaries: a chat has summaries once one of either family (rolling, periodic)
 // is stored, for its agent only.
-func testHasSummaries(t *testing.T, s SummaryStore) {
+func testHasSummaries(t *testing.T, b Backend) {
+	s := b.Open(t)
 	has := func(agent string, chat mynah.ChatID) bool {
 		t.Helper()
 		ok, err := s.HasSummaries(t.Context(), agent, chat)
@@ -377,4 +332,19 @@ func testHasSummaries(t *testing.T, s SummaryStore) {
 	if has(agentB, group.ID) {
 		t.Error("another agent's HasSummaries: want false")
 	}
+}
+
+// testSummariesSurviveReopen: summaries and claimed flushes outlive a restart.
+func testSummariesSurviveReopen(t *testing.T, b Backend) {
+	if b.Reopen == nil {
+		t.Skip("backend has no Reopen")
+	}
+	s := b.Open(t)
+	sum := addSummary(t, s, rolling(group.ID, 0, 1, 40), true)
+	claimFlush(t, s, group.ID, 0, 1, true)
+	re := b.Reopen(t, s)
+	if got := latest(t, re, group.ID, 0, mynah.SummaryRolling); !cmp.Equal(got, sum, cmpOpts) {
+		t.Errorf("after reopen, latest rolling summary = %+v, want %+v", got, sum)
+	}
+	claimFlush(t, re, group.ID, 0, 1, false)
 }

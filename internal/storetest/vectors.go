@@ -8,54 +8,6 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// VectorStore is a store that keeps embeddings.
-type VectorStore interface {
-	mynah.Store
-	mynah.VectorStore
-}
-
-// RunVectors runs the conformance suite of mynah.VectorStore against b, whose stores must
-// implement VectorStore. Subtests run in parallel, each on its own store.
-func RunVectors(t *testing.T, b Backend) {
-	open := func(t *testing.T) VectorStore {
-		s, ok := b.Open(t).(VectorStore)
-		if !ok {
-			t.Fatalf("the store does not implement mynah.VectorStore")
-		}
-		return s
-	}
-	tests := []struct {
-		name string
-		fn   func(*testing.T, VectorStore)
-	}{
-		{"VectorsPendingThenSaved", testVectorsPending},
-		{"VectorsCachedByText", testVectorsCached},
-		{"VectorsScopes", testVectorsScopes},
-		{"VectorsRejectEmpty", testVectorsRejectEmpty},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, open(t))
-		})
-	}
-	if b.Reopen != nil {
-		t.Run("VectorsSurviveReopen", func(t *testing.T) {
-			t.Parallel()
-			s := open(t)
-			post(t, s, agentA, message(dm, 1, "kept across restarts"))
-			embedAll(t, s, agentA, "m1")
-			s = b.Reopen(t, s).(VectorStore)
-			if got := loadIDs(t, s, mynah.VectorScope{Agent: agentA, Model: "m1"}); !cmp.Equal(got, []int64{1}) {
-				t.Errorf("after reopen: vectors of %v, want [1]", got)
-			}
-			if items := pendingVectors(t, s, agentA, "m1", 10); len(items) != 0 {
-				t.Errorf("after reopen: %d items pending again", len(items))
-			}
-		})
-	}
-}
-
 // fakeVector is a vector derived from text, distinct for distinct test texts.
 func fakeVector(text string) []float32 {
 	v := make([]float32, 4)
@@ -119,7 +71,8 @@ func loadIDs(t *testing.T, s mynah.VectorStore, scope mynah.VectorScope) []int64
 	return out
 }
 
-func testVectorsPending(t *testing.T, s VectorStore) {
+func testVectorsPending(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(dm, 1, "first words"))
 	post(t, s, agentB, message(dm, 2, "another agent's words"))
 	post(t, s, agentA, message(dm, 3, ""))
@@ -166,7 +119,8 @@ func testVectorsPending(t *testing.T, s VectorStore) {
 	}
 }
 
-func testVectorsCached(t *testing.T, s VectorStore) {
+func testVectorsCached(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(dm, 1, "the same words"))
 	post(t, s, agentA, message(group, 2, "the same words"))
 	post(t, s, agentA, message(group, 3, "other words"))
@@ -187,7 +141,8 @@ func testVectorsCached(t *testing.T, s VectorStore) {
 	}
 }
 
-func testVectorsScopes(t *testing.T, s VectorStore) {
+func testVectorsScopes(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(dm, 1, "in the dm"))
 	post(t, s, agentA, message(group, 2, "in the group"))
 	post(t, s, agentB, message(group, 3, "bob's group"))
@@ -209,7 +164,8 @@ func testVectorsScopes(t *testing.T, s VectorStore) {
 	}
 }
 
-func testVectorsRejectEmpty(t *testing.T, s VectorStore) {
+func testVectorsRejectEmpty(t *testing.T, b Backend) {
+	s := b.Open(t)
 	post(t, s, agentA, message(dm, 1, "words"))
 	items, cur, err := s.PendingVectors(t.Context(), agentA, "m1", 10)
 	if err != nil || len(items) != 1 {
@@ -220,5 +176,22 @@ func testVectorsRejectEmpty(t *testing.T, s VectorStore) {
 	}
 	if got := pendingVectors(t, s, agentA, "m1", 10); len(got) != 1 {
 		t.Errorf("after a failed save %d items pending, want the 1 still", len(got))
+	}
+}
+
+// testVectorsSurviveReopen: saved vectors and the cursor outlive a restart.
+func testVectorsSurviveReopen(t *testing.T, b Backend) {
+	if b.Reopen == nil {
+		t.Skip("backend has no Reopen")
+	}
+	s := b.Open(t)
+	post(t, s, agentA, message(dm, 1, "kept across restarts"))
+	embedAll(t, s, agentA, "m1")
+	s = b.Reopen(t, s)
+	if got := loadIDs(t, s, mynah.VectorScope{Agent: agentA, Model: "m1"}); !cmp.Equal(got, []int64{1}) {
+		t.Errorf("after reopen: vectors of %v, want [1]", got)
+	}
+	if items := pendingVectors(t, s, agentA, "m1", 10); len(items) != 0 {
+		t.Errorf("after reopen: %d items pending again", len(items))
 	}
 }

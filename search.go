@@ -2,19 +2,6 @@ package mynah
 
 import "context"
 
-// HistoryImport stores past messages (a chat export, another bot's log) as history.
-type HistoryImport interface {
-	// ImportMessages stores msgs as agent's messages in chat, exactly as messages that
-	// arrived live are stored (so they are history, recall and summaries like any other),
-	// and reports how many it added. A message whose (agent, chat, id) is stored already is
-	// skipped, never overwritten, so importing the same file twice adds nothing the second
-	// time. The chat and the senders are recorded when the store does not know them yet; a
-	// chat or user already known keeps what live traffic told (it is newer than an
-	// archive). Every message must have an id > 0 and a Chat.ID of 0 or chat.ID; Agent is
-	// ignored in favour of agent. One call is one transaction: all of msgs or none.
-	ImportMessages(ctx context.Context, agent string, chat Chat, msgs []Message) (added int, err error)
-}
-
 // SearchQuery asks a backend for keyword candidates from an agent's history.
 type SearchQuery struct {
 	Agent  string
