@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 )
@@ -23,7 +22,7 @@ func newSender(bot *telegram.Bot) telegramSender {
 	return telegramSender{bot: bot, stickers: &stickerSets{bot: bot, sets: map[string]stickerSet{}}}
 }
 
-func (s telegramSender) Send(ctx context.Context, o lane.Outgoing) (mynah.Message, error) {
+func (s telegramSender) Send(ctx context.Context, o mynah.Outgoing) (mynah.Message, error) {
 	if o.Edit != 0 {
 		if err := s.bot.EditText(ctx, o.Chat, o.Edit, o.Text, o.HTML, o.Buttons); err != nil {
 			return mynah.Message{}, classify(err)
@@ -59,17 +58,17 @@ func classify(err error) error {
 		return nil
 	}
 	if d, ok := telegram.RetryAfter(err); ok {
-		return &lane.RetryAfterError{After: d}
+		return &mynah.RetryAfterError{After: d}
 	}
 	switch {
 	case telegram.IsParseError(err):
-		return fmt.Errorf("%w: %w", lane.ErrBadMarkup, err)
+		return fmt.Errorf("%w: %w", mynah.ErrBadMarkup, err)
 	case telegram.IsReplyNotFound(err):
-		return fmt.Errorf("%w: %w", lane.ErrReplyMissing, err)
+		return fmt.Errorf("%w: %w", mynah.ErrReplyMissing, err)
 	case telegram.IsBlocked(err):
-		return fmt.Errorf("%w: %w", lane.ErrBlocked, err)
+		return fmt.Errorf("%w: %w", mynah.ErrBlocked, err)
 	case telegram.IsRejected(err):
-		return fmt.Errorf("%w: %w", lane.ErrRejected, err)
+		return fmt.Errorf("%w: %w", mynah.ErrRejected, err)
 	}
 	return err
 }
@@ -106,7 +105,7 @@ func (c *stickerSets) pick(ctx context.Context, set, emoji string) (string, erro
 		c.mu.Unlock()
 	}
 	if len(cached.stickers) == 0 {
-		return "", fmt.Errorf("%w: sticker set %s is empty", lane.ErrRejected, set)
+		return "", fmt.Errorf("%w: sticker set %s is empty", mynah.ErrRejected, set)
 	}
 	want := strings.ReplaceAll(emoji, "\ufe0f", "")
 	for _, st := range cached.stickers {
@@ -114,5 +113,5 @@ func (c *stickerSets) pick(ctx context.Context, set, emoji string) (string, erro
 			return st.FileID, nil
 		}
 	}
-	return "", fmt.Errorf("%w: sticker set %s has no sticker for %s", lane.ErrRejected, set, emoji)
+	return "", fmt.Errorf("%w: sticker set %s has no sticker for %s", mynah.ErrRejected, set, emoji)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
-	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/anthropic"
 	"github.com/mynah-ai/mynah/internal/llm/gemini"
@@ -67,13 +66,13 @@ func (s telegramSender) Typing(ctx context.Context, chat mynah.ChatID, thread in
 
 // formatReply turns the model's Markdown into Telegram HTML parts of at most 4096
 // characters, each with its plain-text fallback.
-func formatReply(md string) []lane.Piece {
+func formatReply(md string) []mynah.Piece {
 	if md == "" {
 		return nil
 	}
-	var pieces []lane.Piece
+	var pieces []mynah.Piece
 	for _, h := range tghtml.Split(tghtml.Format(md), 4096) {
-		pieces = append(pieces, lane.Piece{HTML: h, Plain: tghtml.Plain(h)})
+		pieces = append(pieces, mynah.Piece{HTML: h, Plain: tghtml.Plain(h)})
 	}
 	return pieces
 }
