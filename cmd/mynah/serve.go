@@ -133,7 +133,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 		}
 	} else {
 		for _, p := range procs {
-			g.Go(func() error { return p.bot.Poll(intake, p.handle) })
+			g.Go(func() error { return p.bot.Poll(intake, p.ingest.Handle) })
 		}
 	}
 	if opts.Ready != nil {
@@ -248,18 +248,13 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in, notes: search.notes}, nil
 }
 
-// handle is the intake handler: normalised update → durable intake.
-func (p *agentProcess) handle(ctx context.Context, u telegram.Update) error {
-	return p.ingest.Handle(ctx, toIngest(u))
-}
-
 // startWebhook registers each agent's webhook and serves them on one listener.
 func startWebhook(ctx context.Context, cfg *config, procs []*agentProcess, log *slog.Logger) (*http.Server, error) {
 	w := cfg.Telegram.Webhook
 	mux := http.NewServeMux()
 	for _, p := range procs {
 		path := w.Path + "/" + p.cfg.Name
-		mux.Handle("POST "+path, p.bot.WebhookHandler(w.Secret, p.handle))
+		mux.Handle("POST "+path, p.bot.WebhookHandler(w.Secret, p.ingest.Handle))
 		url := trimSlash(w.PublicURL) + path
 		if err := p.bot.SetWebhook(ctx, url, w.Secret); err != nil {
 			return nil, fmt.Errorf("agent %s: setWebhook %s: %w", p.cfg.Name, url, err)

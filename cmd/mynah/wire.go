@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/anthropic"
 	"github.com/mynah-ai/mynah/internal/llm/gemini"
@@ -75,12 +74,6 @@ func formatReply(md string) []mynah.Piece {
 		pieces = append(pieces, mynah.Piece{HTML: h, Plain: tghtml.Plain(h)})
 	}
 	return pieces
-}
-
-// toIngest converts a normalised Telegram update for the ingest stage.
-func toIngest(u telegram.Update) ingest.Update {
-	return ingest.Update{ID: u.ID, Chat: u.Chat, Message: u.Message, Edited: u.Edited, Users: u.Users, MediaGroup: u.MediaGroup,
-		Callback: callbackFor(u)}
 }
 
 // newLogger builds the process logger from the log settings.

@@ -40,7 +40,7 @@ func TestAgainstEmulator(t *testing.T) {
 		pollCtx, stop := context.WithCancel(ctx)
 		defer stop()
 		attempts := 0
-		err := b.Poll(pollCtx, func(ctx context.Context, u telegram.Update) error {
+		err := b.Poll(pollCtx, func(ctx context.Context, u mynah.Update) error {
 			if attempts++; attempts == 1 {
 				return errors.New("not stored yet")
 			}
@@ -105,8 +105,8 @@ func TestAgainstEmulator(t *testing.T) {
 	})
 
 	t.Run("webhook", func(t *testing.T) {
-		got := make(chan telegram.Update, 1)
-		srv := httptest.NewServer(b.WebhookHandler("hook_secret", func(_ context.Context, u telegram.Update) error {
+		got := make(chan mynah.Update, 1)
+		srv := httptest.NewServer(b.WebhookHandler("hook_secret", func(_ context.Context, u mynah.Update) error {
 			got <- u
 			return nil
 		}))

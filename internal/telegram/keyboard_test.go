@@ -40,10 +40,10 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 	if _, err := emu.PressButton(anna, group.ID, int(m.ID), "mem:p:5551234:2"); err != nil {
 		t.Fatal(err)
 	}
-	var got telegram.Update
+	var got mynah.Update
 	pollCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	err = b.Poll(pollCtx, func(ctx context.Context, u telegram.Update) error {
+	err = b.Poll(pollCtx, func(ctx context.Context, u mynah.Update) error {
 		if u.Callback == nil {
 			return nil // the group message
 		}
@@ -57,7 +57,7 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 	if got.Callback == nil {
 		t.Fatal("no callback update")
 	}
-	wantCB := &telegram.Callback{ID: got.Callback.ID, From: mynah.User{ID: mynah.UserID(anna.ID), FirstName: "Anna", Username: "annap"}, Message: m.ID, Data: "mem:p:5551234:2"}
+	wantCB := &mynah.Callback{ID: got.Callback.ID, From: mynah.User{ID: mynah.UserID(anna.ID), FirstName: "Anna", Username: "annap"}, Message: m.ID, Data: "mem:p:5551234:2"}
 	if diff := cmp.Diff(got.Callback, wantCB); diff != "" || got.Chat.ID != mynah.ChatID(group.ID) || got.Kind != "callback_query" {
 		t.Errorf("callback update in chat %d, kind %s (-got +want):\n%s", got.Chat.ID, got.Kind, diff)
 	}

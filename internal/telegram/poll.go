@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/mynah-ai/mynah"
 )
 
 // Handler processes one update. It must return nil only once the update's effect is
 // durable: the update is then confirmed to Telegram and never delivered again. It receives
 // every update, including kinds with a nil Message, so it can record them as handled.
-type Handler func(ctx context.Context, u Update) error
+type Handler func(ctx context.Context, u mynah.Update) error
 
 const (
 	pollTimeout = 50 * time.Second // getUpdates long-poll timeout, Telegram's maximum

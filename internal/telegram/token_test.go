@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mynah-ai/mynah"
 )
 
 // TestTokenNeverLeaks drives every error path that could carry the request URL and checks
@@ -39,7 +41,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 		}
 		return ctx.Err()
 	}
-	if err := b.Poll(ctx, func(context.Context, Update) error { return nil }); err != nil {
+	if err := b.Poll(ctx, func(context.Context, mynah.Update) error { return nil }); err != nil {
 		t.Errorf("Poll = %v, want nil after cancel", err)
 	}
 
