@@ -22,6 +22,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/metrics"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
+	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 )
 
 func serveCommand() *cobra.Command {
@@ -213,7 +214,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		TaskRetries:    a.TaskRetries,
 		TaskRetryDelay: mustDuration(a.TaskRetryDelay),
 	}, db, newSender(bot), lane.Options{
-		Format:   formatReply,
+		Format:   tghtml.Pieces,
 		Grace:    cfg.Shutdown,
 		Parallel: cfg.Parallel,
 		Logger:   log,

@@ -17,7 +17,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/telegram"
-	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
@@ -61,19 +60,6 @@ func (s telegramSender) Draft(ctx context.Context, chat mynah.ChatID, thread int
 
 func (s telegramSender) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error {
 	return s.bot.Typing(ctx, chat, thread)
-}
-
-// formatReply turns the model's Markdown into Telegram HTML parts of at most 4096
-// characters, each with its plain-text fallback.
-func formatReply(md string) []mynah.Piece {
-	if md == "" {
-		return nil
-	}
-	var pieces []mynah.Piece
-	for _, h := range tghtml.Split(tghtml.Format(md), 4096) {
-		pieces = append(pieces, mynah.Piece{HTML: h, Plain: tghtml.Plain(h)})
-	}
-	return pieces
 }
 
 // newLogger builds the process logger from the log settings.
