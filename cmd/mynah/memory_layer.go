@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
@@ -29,9 +27,4 @@ func curatedDir(a agentConfig) string {
 // factTools are the remember and forget tools over store.
 func factTools(a agentConfig, store memory.FactStore) []tool.Tool {
 	return []tool.Tool{memory.NewRemember(store, a.MaxFacts), memory.NewForget(store)}
-}
-
-// answerCallbacks answers button presses through bot, for ingest.Options.Answer.
-func answerCallbacks(bot *telegram.Bot) func(ctx context.Context, id, text string) error {
-	return func(ctx context.Context, id, text string) error { return bot.AnswerCallback(ctx, id, text, false) }
 }

@@ -206,14 +206,14 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		ReplyTokens:    a.ReplyTokens,
 		Stream:         *a.Stream,
 		Apology:        firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
-		Prompt:         newAssembler(a, me, db, search.history, newMemberCounts(bot, log)),
+		Prompt:         newAssembler(a, me, db, search.history, bot.Members),
 		Tools:          tools,
 		ToolRounds:     a.ToolRounds,
 		StickerSets:    a.Stickers,
 		TypingDelay:    *a.TypingDelay,
 		TaskRetries:    a.TaskRetries,
 		TaskRetryDelay: mustDuration(a.TaskRetryDelay),
-	}, db, newSender(bot), lane.Options{
+	}, db, bot, lane.Options{
 		Format:   tghtml.Pieces,
 		Grace:    cfg.Shutdown,
 		Parallel: cfg.Parallel,
@@ -243,7 +243,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Logger:  log.With("agent", a.Name),
 		Limits:  limits,
 		Facts:   db,
-		Answer:  answerCallbacks(bot),
+		Answer:  bot.AnswerCallback,
 	})
 	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model, "private", a.Policy.Private)
 	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in, notes: search.notes}, nil

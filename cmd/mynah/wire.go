@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -51,15 +50,6 @@ func newAdapter(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, 
 		return nil, err
 	}
 	return m, nil
-}
-
-// Draft shows a reply as it is being written (private chats).
-func (s telegramSender) Draft(ctx context.Context, chat mynah.ChatID, thread int64, draftID int, text string, html bool) error {
-	return s.bot.Draft(ctx, chat, thread, draftID, text, html)
-}
-
-func (s telegramSender) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error {
-	return s.bot.Typing(ctx, chat, thread)
 }
 
 // newLogger builds the process logger from the log settings.
@@ -137,50 +127,8 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 
 // newAssembler builds the agent's prompt assembler with the memory engine's layers:
 // facts and curated notes, summaries, and recall over history (none when history is nil).
-// members may be nil (unknown).
-func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, history *memory.Searcher, members *memberCounts) *prompt.Assembler {
-	src := prompt.Sources{Memory: memoryLayer(a, store), Summaries: summaryLayer(a, store), Recall: recallLayer(history)}
-	if members != nil {
-		src.Members = members.Count
-	}
+// members counts a group's members (prompt.Sources.Members); nil leaves them unknown.
+func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, history *memory.Searcher, members func(context.Context, mynah.Chat) int) *prompt.Assembler {
+	src := prompt.Sources{Memory: memoryLayer(a, store), Summaries: summaryLayer(a, store), Recall: recallLayer(history), Members: members}
 	return prompt.NewAssembler(promptAgent(a, bot), store, src, nil)
-}
-
-// memberCounts remembers each group's member count for a while: it changes slowly and
-// asking Telegram on every turn would cost a round trip per answer.
-type memberCounts struct {
-	bot *telegram.Bot
-	ttl time.Duration
-	log *slog.Logger
-
-	mu   sync.Mutex
-	seen map[mynah.ChatID]memberCount
-}
-
-type memberCount struct {
-	n  int
-	at time.Time
-}
-
-func newMemberCounts(bot *telegram.Bot, log *slog.Logger) *memberCounts {
-	return &memberCounts{bot: bot, ttl: 10 * time.Minute, log: log, seen: map[mynah.ChatID]memberCount{}}
-}
-
-// Count returns the chat's member count, 0 when Telegram cannot tell.
-func (m *memberCounts) Count(ctx context.Context, chat mynah.Chat) int {
-	m.mu.Lock()
-	c, ok := m.seen[chat.ID]
-	m.mu.Unlock()
-	if ok && time.Since(c.at) < m.ttl {
-		return c.n
-	}
-	n, err := m.bot.MemberCount(ctx, chat.ID)
-	if err != nil {
-		m.log.Debug("member count unknown", "chat", chat.ID, "err", err)
-		return c.n // the last known count, or 0
-	}
-	m.mu.Lock()
-	m.seen[chat.ID] = memberCount{n: n, at: time.Now()}
-	m.mu.Unlock()
-	return n
 }

@@ -24,14 +24,13 @@ func callback(q *telego.CallbackQuery) *mynah.Callback {
 const maxCallbackAnswer = 200
 
 // AnswerCallback answers the callback query id (answerCallbackQuery): the button stops
-// spinning and, when text is not empty, the user sees it as a short notification, or as
-// an alert they dismiss when alert is set. A query can be answered once; Telegram refuses
-// answers to queries older than about 15 seconds.
-func (b *Bot) AnswerCallback(ctx context.Context, id, text string, alert bool) error {
+// spinning and, when text is not empty, the user sees it as a short notification. A query
+// can be answered once; Telegram refuses answers to queries older than about 15 seconds.
+func (b *Bot) AnswerCallback(ctx context.Context, id, text string) error {
 	if utf8.RuneCountInString(text) > maxCallbackAnswer {
 		text = string([]rune(text)[:maxCallbackAnswer-1]) + "…"
 	}
-	err := b.api.AnswerCallbackQuery(ctx, &telego.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text, ShowAlert: alert})
+	err := b.api.AnswerCallbackQuery(ctx, &telego.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
 	if err != nil {
 		return b.fail("answerCallbackQuery", err)
 	}

@@ -28,7 +28,7 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 	emu.SendGroup(group, anna, "hello all")
 
 	page1 := [][]mynah.Button{{{Text: "▶", Data: "mem:p:5551234:2"}}}
-	m, err := b.Send(ctx, telegram.Outgoing{Chat: mynah.ChatID(group.ID), Text: "<b>1.</b> likes tea", HTML: true, Buttons: page1})
+	m, err := b.Send(ctx, mynah.Outgoing{Chat: mynah.ChatID(group.ID), Text: "<b>1.</b> likes tea", HTML: true, Buttons: page1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 		}
 		got = u
 		defer stop()
-		return b.AnswerCallback(ctx, u.Callback.ID, strings.Repeat("long ", 60), false)
+		return b.AnswerCallback(ctx, u.Callback.ID, strings.Repeat("long ", 60))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 		{{{Text: "x", Data: ""}}},
 		{{{Text: "", Data: "d"}}},
 	} {
-		if _, err := b.Send(ctx, telegram.Outgoing{Chat: m.Chat.ID, Text: "x", Buttons: bad}); err == nil {
+		if _, err := b.Send(ctx, mynah.Outgoing{Chat: m.Chat.ID, Text: "x", Buttons: bad}); err == nil {
 			t.Errorf("Send with buttons %v succeeded", bad)
 		}
 		if err := b.EditText(ctx, m.Chat.ID, m.ID, "y", false, bad); err == nil {

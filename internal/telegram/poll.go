@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -64,8 +65,8 @@ func (b *Bot) Poll(ctx context.Context, h Handler) error {
 				return fmt.Errorf("telegram: polling stopped (wrong API URL or token?): %w", e)
 			}
 			d := backoff(apiFails)
-			if ra, ok := RetryAfter(err); ok && ra > 0 {
-				d = ra
+			if flood, ok := errors.AsType[*mynah.RetryAfterError](err); ok && flood.After > 0 {
+				d = flood.After
 			}
 			apiFails++
 			b.log.Warn("telegram: getUpdates failed", "err", err, "retry_in", d)
