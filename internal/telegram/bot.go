@@ -1,7 +1,7 @@
 // Package telegram is mynah's Bot API adapter: a client for the methods mynah calls, a
-// long-polling loop and a webhook handler for intake, and the mapping of Telegram's wire
-// types onto the domain types of package mynah. telego does the wire work underneath, over
-// net/http.
+// long-polling loop and a webhook handler for intake, the mapping of Telegram's wire types
+// onto the domain types of package mynah, and the lanes' delivery port with its caches
+// (sticker sets, member counts). telego does the wire work underneath, over net/http.
 //
 // The bot token is a secret: it never appears in an error string or a log line of this
 // package, even though every request URL contains it.
