@@ -23,6 +23,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
+	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 )
 
 var crashSeed = flag.Uint64("crash.seed", 0, "seed of TestCrashSafety's kill timing; 0 takes one from the clock")
@@ -336,7 +337,7 @@ func crashReply(c, n int) string {
 // crashParts is crashReply(c, n) as the user sees it: the texts of its parts.
 func crashParts(c, n int) []string {
 	var out []string
-	for _, p := range formatReply(crashReply(c, n)) {
+	for _, p := range tghtml.Pieces(crashReply(c, n)) {
 		out = append(out, p.Plain)
 	}
 	return out

@@ -22,6 +22,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/metrics"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
+	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
@@ -130,7 +131,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 		}
 	} else {
 		for _, p := range procs {
-			g.Go(func() error { return p.bot.Poll(intake, p.handle) })
+			g.Go(func() error { return p.bot.Poll(intake, p.ingest.Handle) })
 		}
 	}
 	if opts.Ready != nil {
@@ -202,15 +203,15 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		ReplyTokens:    a.ReplyTokens,
 		Stream:         *a.Stream,
 		Apology:        firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
-		Prompt:         newAssembler(a, me, db, mem, newMemberCounts(bot, log)),
+		Prompt:         newAssembler(a, me, db, mem, bot.Members),
 		Tools:          tools,
 		ToolRounds:     a.ToolRounds,
 		StickerSets:    a.Stickers,
 		TypingDelay:    *a.TypingDelay,
 		TaskRetries:    a.TaskRetries,
 		TaskRetryDelay: mustDuration(a.TaskRetryDelay),
-	}, db, newSender(bot), lane.Options{
-		Format:   formatReply,
+	}, db, bot, lane.Options{
+		Format:   tghtml.Pieces,
 		Grace:    cfg.Shutdown,
 		Parallel: cfg.Parallel,
 		Logger:   log,
@@ -239,15 +240,10 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Logger:  log.With("agent", a.Name),
 		Limits:  limits,
 		Facts:   db,
-		Answer:  answerCallbacks(bot),
+		Answer:  bot.AnswerCallback,
 	})
 	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model, "private", a.Policy.Private)
 	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in, memory: mem}, nil
-}
-
-// handle is the intake handler: normalised update → durable intake.
-func (p *agentProcess) handle(ctx context.Context, u telegram.Update) error {
-	return p.ingest.Handle(ctx, toIngest(u))
 }
 
 // startWebhook registers each agent's webhook and serves them on one listener.
@@ -256,7 +252,7 @@ func startWebhook(ctx context.Context, cfg *config, procs []*agentProcess, log *
 	mux := http.NewServeMux()
 	for _, p := range procs {
 		path := w.Path + "/" + p.cfg.Name
-		mux.Handle("POST "+path, p.bot.WebhookHandler(w.Secret, p.handle))
+		mux.Handle("POST "+path, p.bot.WebhookHandler(w.Secret, p.ingest.Handle))
 		url := trimSlash(w.PublicURL) + path
 		if err := p.bot.SetWebhook(ctx, url, w.Secret); err != nil {
 			return nil, fmt.Errorf("agent %s: setWebhook %s: %w", p.cfg.Name, url, err)

@@ -6,12 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/ingest"
-	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/anthropic"
 	"github.com/mynah-ai/mynah/internal/llm/gemini"
@@ -19,7 +16,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/telegram"
-	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
@@ -54,34 +50,6 @@ func newAdapter(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, 
 		return nil, err
 	}
 	return m, nil
-}
-
-// Draft shows a reply as it is being written (private chats).
-func (s telegramSender) Draft(ctx context.Context, chat mynah.ChatID, thread int64, draftID int, text string, html bool) error {
-	return s.bot.Draft(ctx, chat, thread, draftID, text, html)
-}
-
-func (s telegramSender) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error {
-	return s.bot.Typing(ctx, chat, thread)
-}
-
-// formatReply turns the model's Markdown into Telegram HTML parts of at most 4096
-// characters, each with its plain-text fallback.
-func formatReply(md string) []lane.Piece {
-	if md == "" {
-		return nil
-	}
-	var pieces []lane.Piece
-	for _, h := range tghtml.Split(tghtml.Format(md), 4096) {
-		pieces = append(pieces, lane.Piece{HTML: h, Plain: tghtml.Plain(h)})
-	}
-	return pieces
-}
-
-// toIngest converts a normalised Telegram update for the ingest stage.
-func toIngest(u telegram.Update) ingest.Update {
-	return ingest.Update{ID: u.ID, Chat: u.Chat, Message: u.Message, Edited: u.Edited, Users: u.Users, MediaGroup: u.MediaGroup,
-		Callback: callbackFor(u)}
 }
 
 // newLogger builds the process logger from the log settings.
@@ -158,50 +126,9 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 }
 
 // newAssembler builds the agent's prompt assembler with its memory engine's layers.
-// members may be nil (unknown).
-func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, mem *memory.Engine, members *memberCounts) *prompt.Assembler {
+// members counts a group's members (prompt.Sources.Members); nil leaves them unknown.
+func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, mem *memory.Engine, members func(context.Context, mynah.Chat) int) *prompt.Assembler {
 	src := mem.Sources()
-	if members != nil {
-		src.Members = members.Count
-	}
+	src.Members = members
 	return prompt.NewAssembler(promptAgent(a, bot), store, src, nil)
-}
-
-// memberCounts remembers each group's member count for a while: it changes slowly and
-// asking Telegram on every turn would cost a round trip per answer.
-type memberCounts struct {
-	bot *telegram.Bot
-	ttl time.Duration
-	log *slog.Logger
-
-	mu   sync.Mutex
-	seen map[mynah.ChatID]memberCount
-}
-
-type memberCount struct {
-	n  int
-	at time.Time
-}
-
-func newMemberCounts(bot *telegram.Bot, log *slog.Logger) *memberCounts {
-	return &memberCounts{bot: bot, ttl: 10 * time.Minute, log: log, seen: map[mynah.ChatID]memberCount{}}
-}
-
-// Count returns the chat's member count, 0 when Telegram cannot tell.
-func (m *memberCounts) Count(ctx context.Context, chat mynah.Chat) int {
-	m.mu.Lock()
-	c, ok := m.seen[chat.ID]
-	m.mu.Unlock()
-	if ok && time.Since(c.at) < m.ttl {
-		return c.n
-	}
-	n, err := m.bot.MemberCount(ctx, chat.ID)
-	if err != nil {
-		m.log.Debug("member count unknown", "chat", chat.ID, "err", err)
-		return c.n // the last known count, or 0
-	}
-	m.mu.Lock()
-	m.seen[chat.ID] = memberCount{n: n, at: time.Now()}
-	m.mu.Unlock()
-	return n
 }

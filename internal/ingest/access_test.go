@@ -126,7 +126,7 @@ func TestAccessFlow(t *testing.T) {
 	for _, s := range steps {
 		update++
 		msg := &mynah.Message{Chat: s.chat, ID: mynah.MessageID(update), Sender: s.from, Text: s.text, Entities: s.ents}
-		if err := in.Handle(t.Context(), Update{ID: update, Chat: s.chat, Message: msg, Users: []mynah.User{s.from}}); err != nil {
+		if err := in.Handle(t.Context(), mynah.Update{ID: update, Chat: s.chat, Message: msg, Users: []mynah.User{s.from}}); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		got := inbox.intakes[len(inbox.intakes)-1]
@@ -155,7 +155,7 @@ func TestAccessFlow(t *testing.T) {
 	for i := range 2 {
 		update++
 		msg := &mynah.Message{Chat: dm(bob), ID: mynah.MessageID(update), Sender: bob, Text: "am I in?"}
-		if err := in.Handle(t.Context(), Update{ID: update, Chat: dm(bob), Message: msg}); err != nil {
+		if err := in.Handle(t.Context(), mynah.Update{ID: update, Chat: dm(bob), Message: msg}); err != nil {
 			t.Fatal(err)
 		}
 		if got := inbox.intakes[len(inbox.intakes)-1].Turn; got == nil || got.Static != "" {
@@ -165,7 +165,7 @@ func TestAccessFlow(t *testing.T) {
 	lookups := state.lookups
 	state.approved[bob.ID] = false // never withdrawn while running: not asked again
 	update++
-	if err := in.Handle(t.Context(), Update{ID: update, Chat: dm(bob), Message: &mynah.Message{Chat: dm(bob), ID: mynah.MessageID(update), Sender: bob, Text: "x"}}); err != nil {
+	if err := in.Handle(t.Context(), mynah.Update{ID: update, Chat: dm(bob), Message: &mynah.Message{Chat: dm(bob), ID: mynah.MessageID(update), Sender: bob, Text: "x"}}); err != nil {
 		t.Fatal(err)
 	}
 	if state.lookups != lookups {
@@ -179,7 +179,7 @@ func TestAccessStateErrorFailsUpdate(t *testing.T) {
 	inbox := &fakeInbox{}
 	in := New(Agent{Name: "Mynah", Bot: bot}, inbox, Options{Policy: access.Policy{Private: access.Pairing}, State: state})
 	msg := &mynah.Message{Chat: private, ID: 1, Sender: alice, Text: "hi"}
-	if err := in.Handle(t.Context(), Update{ID: 1, Chat: private, Message: msg}); err == nil {
+	if err := in.Handle(t.Context(), mynah.Update{ID: 1, Chat: private, Message: msg}); err == nil {
 		t.Fatal("Handle succeeded although the pairing lookup failed")
 	}
 	if len(inbox.intakes) != 0 {
@@ -192,7 +192,7 @@ func TestBlockedEditNotStored(t *testing.T) {
 	inbox := &fakeInbox{}
 	in := New(Agent{Name: "Mynah", Bot: bot}, inbox, Options{Policy: access.Policy{Block: block}})
 	msg := &mynah.Message{Chat: private, ID: 1, Sender: alice, Text: "edited"}
-	if err := in.Handle(t.Context(), Update{ID: 1, Chat: private, Message: msg, Edited: true, Users: []mynah.User{alice}}); err != nil {
+	if err := in.Handle(t.Context(), mynah.Update{ID: 1, Chat: private, Message: msg, Edited: true, Users: []mynah.User{alice}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := inbox.intakes[0]; got.Message != nil || len(got.Users) != 0 {
@@ -204,7 +204,7 @@ func TestNoStateStoresStrangers(t *testing.T) {
 	inbox := &fakeInbox{}
 	in := New(Agent{Name: "Mynah", Bot: bot}, inbox, Options{Policy: access.Policy{Private: access.Pairing}})
 	msg := &mynah.Message{Chat: private, ID: 1, Sender: alice, Text: "hi"}
-	if err := in.Handle(t.Context(), Update{ID: 1, Chat: private, Message: msg}); err != nil {
+	if err := in.Handle(t.Context(), mynah.Update{ID: 1, Chat: private, Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	if got := inbox.intakes[0]; got.Message == nil || got.Turn != nil {

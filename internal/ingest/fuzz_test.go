@@ -103,12 +103,12 @@ func FuzzIngest(f *testing.F) {
 			Texts: ingest.Texts{Start: "hi", Help: "help", Reset: "reset"}}, db,
 			ingest.Options{Policy: fuzzPolicies[len(body)%len(fuzzPolicies)], State: db})
 		var (
-			handled *telegram.Update
+			handled *mynah.Update
 			refused error
 		)
-		h := bot.WebhookHandler(fuzzSecret, func(ctx context.Context, u telegram.Update) error {
+		h := bot.WebhookHandler(fuzzSecret, func(ctx context.Context, u mynah.Update) error {
 			handled = &u
-			refused = in.Handle(ctx, ingest.Update{ID: u.ID, Chat: u.Chat, Message: u.Message, Edited: u.Edited, Users: u.Users})
+			refused = in.Handle(ctx, u)
 			return refused
 		})
 		post := func() int {

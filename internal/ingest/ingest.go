@@ -19,19 +19,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/access"
 )
 
-// Update is one Telegram update in domain terms.
-type Update struct {
-	ID      int64
-	Chat    mynah.Chat
-	Message *mynah.Message // nil for update kinds mynah does not handle
-	Edited  bool
-	Users   []mynah.User
-	// MediaGroup is the album the message belongs to, "" if none.
-	MediaGroup string
-	// Callback is a button press (then Message is nil).
-	Callback *Callback
-}
-
 // Texts are the fixed replies to commands; the agent's config may override them.
 type Texts struct {
 	Start string // /start
@@ -146,7 +133,7 @@ func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
 // error means nothing was stored and the update must not be acknowledged. A button press
 // (u.Callback) is stored the same way, may queue an edit of the message it was under, and
 // is answered through Options.Answer once stored.
-func (in *Ingester) Handle(ctx context.Context, u Update) error {
+func (in *Ingester) Handle(ctx context.Context, u mynah.Update) error {
 	if u.Callback != nil {
 		return in.handleCallback(ctx, u)
 	}

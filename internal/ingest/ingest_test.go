@@ -51,22 +51,22 @@ func TestHandle(t *testing.T) {
 	}
 	steps := []struct {
 		name  string
-		u     Update
+		u     mynah.Update
 		turn  *mynah.Turn // nil: stored only
 		reset bool
 	}{
-		{"private message queues a turn", Update{ID: 1, Chat: private, Message: msg(private, 10, "hello")},
+		{"private message queues a turn", mynah.Update{ID: 1, Chat: private, Message: msg(private, 10, "hello")},
 			&mynah.Turn{Agent: "Mynah", Chat: private.ID, Target: 10}, false},
-		{"group chatter is only stored", Update{ID: 2, Chat: group, Message: msg(group, 20, "lunch?")}, nil, false},
-		{"group mention answers as a reply", Update{ID: 3, Chat: group, Message: msg(group, 21, "@mynah_bot hi", mention("@mynah_bot hi", "@mynah_bot"))},
+		{"group chatter is only stored", mynah.Update{ID: 2, Chat: group, Message: msg(group, 20, "lunch?")}, nil, false},
+		{"group mention answers as a reply", mynah.Update{ID: 3, Chat: group, Message: msg(group, 21, "@mynah_bot hi", mention("@mynah_bot hi", "@mynah_bot"))},
 			&mynah.Turn{Agent: "Mynah", Chat: group.ID, Target: 21, ReplyTo: 21}, false},
-		{"reset command", Update{ID: 4, Chat: private, Message: msg(private, 11, "/reset", mynah.Entity{Type: "bot_command", Length: 6})},
+		{"reset command", mynah.Update{ID: 4, Chat: private, Message: msg(private, 11, "/reset", mynah.Entity{Type: "bot_command", Length: 6})},
 			&mynah.Turn{Agent: "Mynah", Chat: private.ID, Target: 11, Static: "reset done"}, true},
-		{"new in group with bot name", Update{ID: 5, Chat: group, Message: msg(group, 22, "/new@mynah_bot", mynah.Entity{Type: "bot_command", Length: 14})},
+		{"new in group with bot name", mynah.Update{ID: 5, Chat: group, Message: msg(group, 22, "/new@mynah_bot", mynah.Entity{Type: "bot_command", Length: 14})},
 			&mynah.Turn{Agent: "Mynah", Chat: group.ID, Target: 22, ReplyTo: 22, Static: "reset done"}, true},
-		{"command for another bot is chatter", Update{ID: 6, Chat: group, Message: msg(group, 23, "/new@other_bot", mynah.Entity{Type: "bot_command", Length: 14})}, nil, false},
-		{"edited message updates, never answers", Update{ID: 7, Chat: private, Edited: true, Message: msg(private, 10, "hello (edited)")}, nil, false},
-		{"update without message is recorded", Update{ID: 8, Chat: private}, nil, false},
+		{"command for another bot is chatter", mynah.Update{ID: 6, Chat: group, Message: msg(group, 23, "/new@other_bot", mynah.Entity{Type: "bot_command", Length: 14})}, nil, false},
+		{"edited message updates, never answers", mynah.Update{ID: 7, Chat: private, Edited: true, Message: msg(private, 10, "hello (edited)")}, nil, false},
+		{"update without message is recorded", mynah.Update{ID: 8, Chat: private}, nil, false},
 	}
 	for i, s := range steps {
 		if err := in.Handle(ctx, s.u); err != nil {
@@ -106,7 +106,7 @@ func TestHandleStoreError(t *testing.T) {
 	inbox := &fakeInbox{err: errors.New("disk full")}
 	var woken []mynah.ChatID
 	in := newTestIngester(inbox, &woken)
-	err := in.Handle(context.Background(), Update{ID: 1, Chat: private, Message: &mynah.Message{Chat: private, ID: 1, Text: "hi"}})
+	err := in.Handle(context.Background(), mynah.Update{ID: 1, Chat: private, Message: &mynah.Message{Chat: private, ID: 1, Text: "hi"}})
 	if err == nil {
 		t.Fatal("Handle succeeded although the store failed: the update would be acknowledged and lost")
 	}

@@ -18,15 +18,6 @@ type FactStore interface {
 	RemoveAllFacts(ctx context.Context, agent string, user mynah.UserID, once string) (int, error)
 }
 
-// Callback is a press of an inline keyboard button under a message the agent sent; the
-// chat is the update's.
-type Callback struct {
-	ID      string // answered through Options.Answer once the press is stored
-	From    mynah.User
-	Message mynah.MessageID // the agent's message with the button; 0 if Telegram hides it
-	Data    string
-}
-
 const (
 	factsPerPage = 10
 	// listedFactLength cuts long facts in a listing, so that a page of ten stays one
@@ -191,7 +182,7 @@ func (in *Ingester) memoriesPage(ctx context.Context, owner mynah.User, page int
 // handleCallback stores a button press (the chat and the presser, deduplicated like any
 // update), queues the edit it asks for, and then answers it, so the button stops spinning.
 // Only the owner of the memories a message shows can page or forget them.
-func (in *Ingester) handleCallback(ctx context.Context, u Update) error {
+func (in *Ingester) handleCallback(ctx context.Context, u mynah.Update) error {
 	cb := u.Callback
 	intake := mynah.Intake{Chat: u.Chat, Users: u.Users}
 	answer, err := in.planCallback(ctx, u, &intake)
@@ -215,7 +206,7 @@ func (in *Ingester) handleCallback(ctx context.Context, u Update) error {
 }
 
 // planCallback decides what a press does and returns the text to answer it with.
-func (in *Ingester) planCallback(ctx context.Context, u Update, intake *mynah.Intake) (string, error) {
+func (in *Ingester) planCallback(ctx context.Context, u mynah.Update, intake *mynah.Intake) (string, error) {
 	cb := u.Callback
 	if in.policy.Block.Contains(cb.From) || u.Chat.ID == 0 {
 		return "", nil

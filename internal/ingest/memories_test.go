@@ -114,7 +114,7 @@ func (r *memoriesRig) command(t *testing.T, chat mynah.Chat, sender mynah.User, 
 	word, _, _ := strings.Cut(text, " ")
 	r.update++
 	msg := &mynah.Message{Chat: chat, ID: id, Sender: sender, Text: text, Entities: []mynah.Entity{{Type: "bot_command", Length: len(word)}}}
-	if err := r.in.Handle(t.Context(), Update{ID: r.update, Chat: chat, Message: msg, Users: []mynah.User{sender}}); err != nil {
+	if err := r.in.Handle(t.Context(), mynah.Update{ID: r.update, Chat: chat, Message: msg, Users: []mynah.User{sender}}); err != nil {
 		t.Fatal(err)
 	}
 	return r.inbox.intakes[len(r.inbox.intakes)-1].Turn
@@ -126,8 +126,8 @@ func (r *memoriesRig) press(t *testing.T, chat mynah.Chat, from mynah.User, id m
 	t.Helper()
 	r.update++
 	n := len(r.answers)
-	cb := &Callback{ID: fmt.Sprint("q", r.update), From: from, Message: id, Data: data}
-	if err := r.in.Handle(t.Context(), Update{ID: r.update, Chat: chat, Users: []mynah.User{from}, Callback: cb}); err != nil {
+	cb := &mynah.Callback{ID: fmt.Sprint("q", r.update), From: from, Message: id, Data: data}
+	if err := r.in.Handle(t.Context(), mynah.Update{ID: r.update, Chat: chat, Users: []mynah.User{from}, Callback: cb}); err != nil {
 		t.Fatal(err)
 	}
 	if len(r.answers) != n+1 {
@@ -266,11 +266,11 @@ func TestForget(t *testing.T) {
 	r.inbox.err = errors.New("disk full")
 	r.update++
 	msg := &mynah.Message{Chat: private, ID: 11, Sender: alice, Text: "/forget 2", Entities: []mynah.Entity{{Type: "bot_command", Length: 7}}}
-	if err := r.in.Handle(t.Context(), Update{ID: r.update, Chat: private, Message: msg}); err == nil {
+	if err := r.in.Handle(t.Context(), mynah.Update{ID: r.update, Chat: private, Message: msg}); err == nil {
 		t.Fatal("Handle succeeded with a failing store")
 	}
 	r.inbox.err = nil
-	if err := r.in.Handle(t.Context(), Update{ID: r.update, Chat: private, Message: msg}); err != nil {
+	if err := r.in.Handle(t.Context(), mynah.Update{ID: r.update, Chat: private, Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	if got := left(alice.ID); !cmp.Equal(got, []string{"one", "four"}) {
@@ -338,14 +338,14 @@ func TestMemoriesPolicy(t *testing.T) {
 	plain := New(Agent{Name: "Mynah", Bot: bot}, &fakeInbox{}, Options{Now: func() time.Time { return now }})
 	inbox := plain.inbox.(*fakeInbox)
 	msg := &mynah.Message{Chat: private, ID: 1, Sender: alice, Text: "/memories", Entities: []mynah.Entity{{Type: "bot_command", Length: 9}}}
-	if err := plain.Handle(t.Context(), Update{ID: 1, Chat: private, Message: msg}); err != nil {
+	if err := plain.Handle(t.Context(), mynah.Update{ID: 1, Chat: private, Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	if got := inbox.intakes[0].Turn; got == nil || got.Static != noFactStore {
 		t.Errorf("/memories without a fact store: %+v", got)
 	}
 	// Without Answer configured, a press is still stored, and edits nothing.
-	if err := plain.Handle(t.Context(), Update{ID: 2, Chat: private, Callback: &Callback{ID: "q", From: alice, Message: 3, Data: "m:p:42:1"}}); err != nil {
+	if err := plain.Handle(t.Context(), mynah.Update{ID: 2, Chat: private, Callback: &mynah.Callback{ID: "q", From: alice, Message: 3, Data: "m:p:42:1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if len(inbox.intakes) != 2 || inbox.intakes[1].Turn != nil {

@@ -34,7 +34,7 @@ const sendTimeout = 30 * time.Second
 // answer's way back from Telegram and one write transaction, which may queue behind the
 // store's other writers.
 func (r *Runner) deliver(ctx context.Context, p mynah.OutPart) error {
-	out := Outgoing{Chat: p.Chat, ThreadID: p.ThreadID, Text: p.HTML, HTML: p.HTML != "", ReplyTo: p.ReplyTo,
+	out := mynah.Outgoing{Chat: p.Chat, ThreadID: p.ThreadID, Text: p.HTML, HTML: p.HTML != "", ReplyTo: p.ReplyTo,
 		Buttons: p.Buttons, Edit: p.Edit}
 	if out.Text == "" {
 		out.Text = p.Plain
@@ -44,14 +44,14 @@ func (r *Runner) deliver(ctx context.Context, p mynah.OutPart) error {
 			return err
 		}
 		err := r.send(ctx, p, out)
-		var flood *RetryAfterError
+		var flood *mynah.RetryAfterError
 		switch {
 		case err == nil:
 			return nil
-		case errors.Is(err, ErrBadMarkup) && out.HTML:
+		case errors.Is(err, mynah.ErrBadMarkup) && out.HTML:
 			r.log.Warn("telegram rejected the HTML, sending plain text", "chat", p.Chat, "part", p.Key, "err", err)
 			out.Text, out.HTML = p.Plain, false
-		case errors.Is(err, ErrReplyMissing) && out.ReplyTo != 0:
+		case errors.Is(err, mynah.ErrReplyMissing) && out.ReplyTo != 0:
 			out.ReplyTo = 0
 		case errors.As(err, &flood) && waits < maxFloodWaits:
 			waits++
@@ -68,7 +68,7 @@ func (r *Runner) deliver(ctx context.Context, p mynah.OutPart) error {
 // send carries out one attempt of p (out is the message, for sends) and, once Telegram
 // accepted it, records p as done with what Telegram created, detached from ctx's
 // cancellation: the window deliver describes.
-func (r *Runner) send(ctx context.Context, p mynah.OutPart, out Outgoing) error {
+func (r *Runner) send(ctx context.Context, p mynah.OutPart, out mynah.Outgoing) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
 	defer cancel()
 	var (

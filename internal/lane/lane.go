@@ -136,12 +136,12 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 		case errors.As(err, &w):
 			res.retry, res.held = w.until, p.TurnID // a newer message ends the wait early
 			return false
-		case errors.Is(err, ErrBlocked):
+		case errors.Is(err, mynah.ErrBlocked):
 			r.dropBlocked(ctx, parts[i:])
 			return false
 		case ctx.Err() != nil:
 			return false
-		case errors.Is(err, ErrRejected):
+		case errors.Is(err, mynah.ErrRejected):
 			r.log.Warn("telegram rejected a task; giving it up", "chat", l.key.chat, "part", p.Key, "kind", kindOf(p), "err", err)
 			r.opts.Metrics.Task(kindOf(p), "rejected")
 			r.giveUp(ctx, p, err.Error())

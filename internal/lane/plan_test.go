@@ -69,7 +69,7 @@ func openDB(t *testing.T) *sqlite.DB {
 	return db
 }
 
-func texts(sent []lane.Outgoing) []string {
+func texts(sent []mynah.Outgoing) []string {
 	var out []string
 	for _, o := range sent {
 		out = append(out, o.Text)
@@ -176,7 +176,7 @@ type failingTelegram struct {
 	n    int
 }
 
-func (f *failingTelegram) Send(ctx context.Context, o lane.Outgoing) (mynah.Message, error) {
+func (f *failingTelegram) Send(ctx context.Context, o mynah.Outgoing) (mynah.Message, error) {
 	if strings.Contains(o.Text, f.fail) {
 		f.mu.Lock()
 		f.n++
@@ -187,7 +187,7 @@ func (f *failingTelegram) Send(ctx context.Context, o lane.Outgoing) (mynah.Mess
 }
 
 func (f *failingTelegram) React(ctx context.Context, chat mynah.ChatID, msg mynah.MessageID, emoji string) error {
-	_, err := f.Send(ctx, lane.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
+	_, err := f.Send(ctx, mynah.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
 	return err
 }
 
@@ -248,7 +248,7 @@ func TestRejectedTaskSkipsDependents(t *testing.T) {
 		call("send_message", `{"text":"independent"}`),
 	}}}}
 	tg := &failingTelegram{fakeTelegram: &fakeTelegram{got: make(chan struct{}, 1)}, fail: "react:",
-		err: fmt.Errorf("%w: Bad Request: message to react not found", lane.ErrRejected)}
+		err: fmt.Errorf("%w: Bad Request: message to react not found", mynah.ErrRejected)}
 	db := openDB(t)
 	r := planRunner(t, model, tg, db, nil)
 	accept(t, db, 1, 1, "hi", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 1})

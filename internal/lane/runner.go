@@ -5,7 +5,6 @@ package lane
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -27,53 +26,19 @@ type Store interface {
 	mynah.PromptLog
 }
 
-// Outgoing is one message to send to Telegram.
-type Outgoing struct {
-	Chat     mynah.ChatID
-	ThreadID int64
-	Text     string
-	HTML     bool // Text is Telegram HTML
-	ReplyTo  mynah.MessageID
-	Buttons  [][]mynah.Button // inline keyboard
-	Edit     mynah.MessageID  // edit this message of the agent's instead of sending
-}
-
-// Telegram is the part of the Bot API the lanes use. Errors are classified with the
-// sentinels below (wrapped), so a lane can react without knowing the wire.
+// Telegram is the part of the Bot API the lanes use. Its errors match the delivery
+// sentinels of package mynah (errors.Is: mynah.ErrBadMarkup, mynah.ErrReplyMissing,
+// mynah.ErrBlocked, mynah.ErrRejected; errors.As: *mynah.RetryAfterError), so a lane can
+// react without knowing the wire.
 type Telegram interface {
 	// Send sends o, or edits message o.Edit when it is set (returning the edited message
 	// with Edited set; "message is not modified" counts as done).
-	Send(ctx context.Context, o Outgoing) (mynah.Message, error)
+	Send(ctx context.Context, o mynah.Outgoing) (mynah.Message, error)
 	Typing(ctx context.Context, chat mynah.ChatID, thread int64) error
 	// Sticker sends the sticker of set whose emoji is emoji.
 	Sticker(ctx context.Context, chat mynah.ChatID, thread int64, set, emoji string, replyTo mynah.MessageID) (mynah.Message, error)
 	// React sets the agent's reaction on a message.
 	React(ctx context.Context, chat mynah.ChatID, msg mynah.MessageID, emoji string) error
-}
-
-// Delivery failures a Telegram implementation reports (wrapped with %w).
-var (
-	// ErrBadMarkup: Telegram could not parse the HTML; the part is resent as plain text.
-	ErrBadMarkup = errors.New("telegram rejected the markup")
-	// ErrReplyMissing: the message to reply to is gone; the part is resent without reply.
-	ErrReplyMissing = errors.New("message to be replied not found")
-	// ErrBlocked: the user blocked the bot; the chat's pending parts are dropped.
-	ErrBlocked = errors.New("bot was blocked by the user")
-	// ErrRejected: Telegram refused the task for good (a bad request: an unknown sticker,
-	// a message to react to that is gone); trying again cannot help, so the task and
-	// those depending on it are given up, and the rest of the plan goes on.
-	ErrRejected = errors.New("telegram rejected the request")
-)
-
-// RetryAfterError is a flood-control answer: wait After, then send again.
-type RetryAfterError struct{ After time.Duration }
-
-func (e *RetryAfterError) Error() string { return "too many requests, retry after " + e.After.String() }
-
-// Piece is one sendable part of a reply: Telegram HTML and the same text without markup.
-type Piece struct {
-	HTML  string
-	Plain string
 }
 
 // Agent is the lanes' view of one configured agent.
@@ -106,9 +71,9 @@ type Agent struct {
 
 // Options tune a Runner. Zero values are usable.
 type Options struct {
-	Parallel int                     // lanes running at once; default 8
-	Format   func(md string) []Piece // Markdown → sendable pieces; default sends plain text
-	Grace    time.Duration           // how long shutdown waits for running turns; default 10s
+	Parallel int                           // lanes running at once; default 8
+	Format   func(md string) []mynah.Piece // Markdown → sendable pieces; default sends plain text
+	Grace    time.Duration                 // how long shutdown waits for running turns; default 10s
 	// Poll is how often the queue is scanned for work nobody woke the runner for (turns
 	// queued by another process, like mynah pair approve's welcome); default 2s.
 	Poll time.Duration
@@ -156,7 +121,7 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 		opts.Parallel = 8
 	}
 	if opts.Format == nil {
-		opts.Format = func(md string) []Piece { return []Piece{{Plain: md}} }
+		opts.Format = func(md string) []mynah.Piece { return []mynah.Piece{{Plain: md}} }
 	}
 	if opts.Poll <= 0 {
 		opts.Poll = 2 * time.Second

@@ -24,13 +24,13 @@ var (
 // fakeTelegram records sends and hands out message ids.
 type fakeTelegram struct {
 	mu   sync.Mutex
-	sent []lane.Outgoing
+	sent []mynah.Outgoing
 	next mynah.MessageID
 	fail []error // errors returned by the next sends, in order
 	got  chan struct{}
 }
 
-func (f *fakeTelegram) Send(_ context.Context, o lane.Outgoing) (mynah.Message, error) {
+func (f *fakeTelegram) Send(_ context.Context, o mynah.Outgoing) (mynah.Message, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.fail) > 0 {
@@ -52,18 +52,18 @@ func (f *fakeTelegram) Typing(context.Context, mynah.ChatID, int64) error { retu
 // Sticker and React are recorded among the sends as "sticker:SET/EMOJI" and
 // "react:EMOJI" (ReplyTo holding the message reacted to), so tests see one ordered list.
 func (f *fakeTelegram) Sticker(ctx context.Context, chat mynah.ChatID, thread int64, set, emoji string, replyTo mynah.MessageID) (mynah.Message, error) {
-	return f.Send(ctx, lane.Outgoing{Chat: chat, ThreadID: thread, Text: "sticker:" + set + "/" + emoji, ReplyTo: replyTo})
+	return f.Send(ctx, mynah.Outgoing{Chat: chat, ThreadID: thread, Text: "sticker:" + set + "/" + emoji, ReplyTo: replyTo})
 }
 
 func (f *fakeTelegram) React(ctx context.Context, chat mynah.ChatID, msg mynah.MessageID, emoji string) error {
-	_, err := f.Send(ctx, lane.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
+	_, err := f.Send(ctx, mynah.Outgoing{Chat: chat, Text: "react:" + emoji, ReplyTo: msg})
 	return err
 }
 
-func (f *fakeTelegram) Sent() []lane.Outgoing {
+func (f *fakeTelegram) Sent() []mynah.Outgoing {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]lane.Outgoing(nil), f.sent...)
+	return append([]mynah.Outgoing(nil), f.sent...)
 }
 
 // fakeModel answers every call and records the requests.
@@ -167,7 +167,7 @@ func TestBurstGetsOneAnswer(t *testing.T) {
 
 func TestStaticTurnsKeepOrderAndFailuresApologise(t *testing.T) {
 	model := &fakeModel{err: &llm.Error{Provider: "fake", Status: 500, Message: "boom"}}
-	tg := &fakeTelegram{got: make(chan struct{}, 1), fail: []error{&lane.RetryAfterError{After: 10 * time.Millisecond}}}
+	tg := &fakeTelegram{got: make(chan struct{}, 1), fail: []error{&mynah.RetryAfterError{After: 10 * time.Millisecond}}}
 	r, db := newRunner(t, model, tg)
 	accept(t, db, 1, 1, "/start", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 1, Static: "welcome"})
 	accept(t, db, 2, 2, "question", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 2})

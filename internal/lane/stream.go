@@ -113,9 +113,9 @@ func (r *Runner) previewer(t *mynah.Turn) func(ctx context.Context, text string)
 			return 0
 		}
 		full = utf8.RuneCountInString(s) >= previewLimit
-		out := Outgoing{Chat: t.Chat, ThreadID: t.ThreadID, Text: s, ReplyTo: t.ReplyTo, Edit: t.Preview}
+		out := mynah.Outgoing{Chat: t.Chat, ThreadID: t.ThreadID, Text: s, ReplyTo: t.ReplyTo, Edit: t.Preview}
 		msg, err := r.tg.Send(ctx, out)
-		var flood *RetryAfterError
+		var flood *mynah.RetryAfterError
 		switch {
 		case errors.As(err, &flood):
 			return flood.After

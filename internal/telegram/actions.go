@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/mymmrac/telego"
 
@@ -65,13 +64,4 @@ func (b *Bot) SendSticker(ctx context.Context, chat mynah.ChatID, thread int64, 
 		m.Sender = me
 	}
 	return m, nil
-}
-
-// IsRejected reports whether Telegram refused a request for good (400 Bad Request: an
-// unknown sticker set, a message to react to that is gone, …): sending the same request
-// again cannot succeed. Callers check the remedied refusals (IsParseError,
-// IsReplyNotFound) first.
-func IsRejected(err error) bool {
-	_, ok := apiError(err, http.StatusBadRequest)
-	return ok
 }

@@ -1,7 +1,7 @@
 // Package telegram is mynah's Bot API adapter: a client for the methods mynah calls, a
-// long-polling loop and a webhook handler for intake, and the mapping of Telegram's wire
-// types onto the domain types of package mynah. telego does the wire work underneath, over
-// net/http.
+// long-polling loop and a webhook handler for intake, the mapping of Telegram's wire types
+// onto the domain types of package mynah, and the lanes' delivery port with its caches
+// (sticker sets, member counts). telego does the wire work underneath, over net/http.
 //
 // The bot token is a secret: it never appears in an error string or a log line of this
 // package, even though every request URL contains it.
@@ -42,6 +42,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// Logger receives Poll's and the webhook handler's logs; nil discards them.
 	Logger *slog.Logger
+	// Now is the clock of the caches (sticker sets, member counts) and of edits; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // String describes c with the token redacted, so printing or logging a Config is safe.
@@ -65,18 +68,24 @@ func redactedToken(token string) string {
 }
 
 // Bot is a client of one bot's Bot API. It is safe for concurrent use; methods that call
-// the API are bounded by their context.
+// the API are bounded by their context. It is the lanes' delivery port: Send, Sticker,
+// React, Typing and Draft report Telegram's refusals as mynah's delivery failures (see
+// Error).
 type Bot struct {
 	api    *telego.Bot
 	caller ta.Caller
 	apiURL string
 	token  string
 	log    *slog.Logger
+	now    func() time.Time
 	// wait pauses between retries; tests replace it so they never sleep.
 	wait func(ctx context.Context, d time.Duration) error
 
 	mu sync.Mutex
 	me *mynah.User // cached getMe result
+
+	stickers stickerSets
+	members  memberCounts
 }
 
 // New returns a Bot for cfg. It does no I/O. It fails when the token does not have the
@@ -111,14 +120,21 @@ func New(cfg Config) (*Bot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telegram: %w", redact(err, cfg.Token))
 	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
 	botID, _, _ := strings.Cut(cfg.Token, ":") // the numeric bot id is public
 	return &Bot{
-		api:    api,
-		caller: caller,
-		apiURL: apiURL,
-		token:  cfg.Token,
-		log:    log.With("bot", botID),
-		wait:   sleep,
+		api:      api,
+		caller:   caller,
+		apiURL:   apiURL,
+		token:    cfg.Token,
+		log:      log.With("bot", botID),
+		now:      now,
+		wait:     sleep,
+		stickers: stickerSets{sets: map[string]stickerSet{}},
+		members:  memberCounts{seen: map[mynah.ChatID]memberCount{}},
 	}, nil
 }
 

@@ -9,21 +9,9 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// Callback is a press of an inline keyboard button under a message the bot sent.
-type Callback struct {
-	// ID identifies the query for AnswerCallback; Telegram keeps the button spinning
-	// until it is answered.
-	ID   string
-	From mynah.User
-	// Message is the bot's message carrying the button, in Update.Chat; 0 when Telegram
-	// no longer shows it to the bot (inline mode, or older than it can access).
-	Message mynah.MessageID
-	Data    string // the button's callback data, at most 64 bytes
-}
-
 // callback maps a callback query; the chat of its message goes into the Update.
-func callback(q *telego.CallbackQuery) *Callback {
-	c := &Callback{ID: q.ID, From: user(&q.From), Data: q.Data}
+func callback(q *telego.CallbackQuery) *mynah.Callback {
+	c := &mynah.Callback{ID: q.ID, From: user(&q.From), Data: q.Data}
 	if q.Message != nil && q.Message.IsAccessible() {
 		c.Message = mynah.MessageID(q.Message.GetMessageID())
 	}
@@ -36,14 +24,13 @@ func callback(q *telego.CallbackQuery) *Callback {
 const maxCallbackAnswer = 200
 
 // AnswerCallback answers the callback query id (answerCallbackQuery): the button stops
-// spinning and, when text is not empty, the user sees it as a short notification, or as
-// an alert they dismiss when alert is set. A query can be answered once; Telegram refuses
-// answers to queries older than about 15 seconds.
-func (b *Bot) AnswerCallback(ctx context.Context, id, text string, alert bool) error {
+// spinning and, when text is not empty, the user sees it as a short notification. A query
+// can be answered once; Telegram refuses answers to queries older than about 15 seconds.
+func (b *Bot) AnswerCallback(ctx context.Context, id, text string) error {
 	if utf8.RuneCountInString(text) > maxCallbackAnswer {
 		text = string([]rune(text)[:maxCallbackAnswer-1]) + "…"
 	}
-	err := b.api.AnswerCallbackQuery(ctx, &telego.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text, ShowAlert: alert})
+	err := b.api.AnswerCallbackQuery(ctx, &telego.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
 	if err != nil {
 		return b.fail("answerCallbackQuery", err)
 	}

@@ -40,14 +40,14 @@ func TestAgainstEmulator(t *testing.T) {
 		pollCtx, stop := context.WithCancel(ctx)
 		defer stop()
 		attempts := 0
-		err := b.Poll(pollCtx, func(ctx context.Context, u telegram.Update) error {
+		err := b.Poll(pollCtx, func(ctx context.Context, u mynah.Update) error {
 			if attempts++; attempts == 1 {
 				return errors.New("not stored yet")
 			}
 			if u.Message == nil || u.Message.Text != "hello" || u.Message.ID != mynah.MessageID(in.MessageID) {
 				t.Errorf("update %+v, want the message %q", u, "hello")
 			}
-			_, err := b.Send(ctx, telegram.Outgoing{Chat: u.Chat.ID, Text: "<b>hi</b> Anna", HTML: true, ReplyTo: u.Message.ID})
+			_, err := b.Send(ctx, mynah.Outgoing{Chat: u.Chat.ID, Text: "<b>hi</b> Anna", HTML: true, ReplyTo: u.Message.ID})
 			stop()
 			return err
 		})
@@ -67,7 +67,7 @@ func TestAgainstEmulator(t *testing.T) {
 	})
 
 	t.Run("errors", func(t *testing.T) {
-		m, err := b.Send(ctx, telegram.Outgoing{Chat: mynah.ChatID(anna.ID), Text: "plain"})
+		m, err := b.Send(ctx, mynah.Outgoing{Chat: mynah.ChatID(anna.ID), Text: "plain"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,30 +83,30 @@ func TestAgainstEmulator(t *testing.T) {
 		if err := b.Typing(ctx, m.Chat.ID, 0); err != nil {
 			t.Errorf("Typing = %v", err)
 		}
-		_, err = b.Send(ctx, telegram.Outgoing{Chat: m.Chat.ID, Text: "<foo>x</foo>", HTML: true})
-		if !telegram.IsParseError(err) {
+		_, err = b.Send(ctx, mynah.Outgoing{Chat: m.Chat.ID, Text: "<foo>x</foo>", HTML: true})
+		if !errors.Is(err, mynah.ErrBadMarkup) {
 			t.Errorf("bad HTML: %v, want a parse error", err)
 		}
-		_, err = b.Send(ctx, telegram.Outgoing{Chat: m.Chat.ID, Text: "x", ReplyTo: 99999})
-		if !telegram.IsReplyNotFound(err) {
+		_, err = b.Send(ctx, mynah.Outgoing{Chat: m.Chat.ID, Text: "x", ReplyTo: 99999})
+		if !errors.Is(err, mynah.ErrReplyMissing) {
 			t.Errorf("reply to a missing message: %v, want reply not found", err)
 		}
 		emu.FailNext("sendMessage", 1, 429, "", 3)
-		_, err = b.Send(ctx, telegram.Outgoing{Chat: m.Chat.ID, Text: "x"})
-		if d, ok := telegram.RetryAfter(err); !ok || d != 3*time.Second {
-			t.Errorf("flood: RetryAfter(%v) = %v, %t; want 3s", err, d, ok)
+		_, err = b.Send(ctx, mynah.Outgoing{Chat: m.Chat.ID, Text: "x"})
+		if flood, ok := errors.AsType[*mynah.RetryAfterError](err); !ok || flood.After != 3*time.Second {
+			t.Errorf("flood: %v, want a *mynah.RetryAfterError of 3s", err)
 		}
 		emu.Block(anna.ID)
 		defer emu.Unblock(anna.ID)
-		_, err = b.Send(ctx, telegram.Outgoing{Chat: m.Chat.ID, Text: "x"})
-		if !telegram.IsBlocked(err) {
-			t.Errorf("blocked: %v, want IsBlocked", err)
+		_, err = b.Send(ctx, mynah.Outgoing{Chat: m.Chat.ID, Text: "x"})
+		if !errors.Is(err, mynah.ErrBlocked) {
+			t.Errorf("blocked: %v, want mynah.ErrBlocked", err)
 		}
 	})
 
 	t.Run("webhook", func(t *testing.T) {
-		got := make(chan telegram.Update, 1)
-		srv := httptest.NewServer(b.WebhookHandler("hook_secret", func(_ context.Context, u telegram.Update) error {
+		got := make(chan mynah.Update, 1)
+		srv := httptest.NewServer(b.WebhookHandler("hook_secret", func(_ context.Context, u mynah.Update) error {
 			got <- u
 			return nil
 		}))

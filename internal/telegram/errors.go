@@ -9,11 +9,18 @@ import (
 	"time"
 
 	ta "github.com/mymmrac/telego/telegoapi"
+
+	"github.com/mynah-ai/mynah"
 )
 
 // Error is an error answer of the Bot API ({"ok":false,"error_code":…}), translated from
 // telego's. It never contains the token. Every Bot method that calls the API returns it,
-// wrapped, when Telegram answered with an error; use errors.As or the Is* helpers.
+// wrapped, when Telegram answered with an error. It matches the delivery failures of
+// package mynah that a caller can act on: errors.Is finds mynah.ErrBadMarkup (400 "can't
+// parse entities"), mynah.ErrReplyMissing (400 "message to be replied not found"),
+// mynah.ErrBlocked (403: the user blocked the bot, is deactivated or never started it)
+// and mynah.ErrRejected (any other 400: the same request cannot succeed); errors.As finds
+// a *mynah.RetryAfterError for flood control (429).
 type Error struct {
 	Code        int    // error_code, equal to the HTTP status: 400, 401, 403, 409, 429, …
 	Description string // as Telegram wrote it, e.g. "Bad Request: chat not found"
@@ -23,6 +30,60 @@ type Error struct {
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s (%d)", e.Description, e.Code)
+}
+
+// Is reports whether e is the delivery failure target of package mynah; see Error.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case mynah.ErrBadMarkup:
+		return e.badMarkup()
+	case mynah.ErrReplyMissing:
+		return e.replyMissing()
+	case mynah.ErrBlocked:
+		return e.describes(http.StatusForbidden, "bot was blocked by the user", "user is deactivated", "can't initiate conversation")
+	case mynah.ErrRejected:
+		// The refusals with a remedy are not final.
+		return e.Code == http.StatusBadRequest && !e.badMarkup() && !e.replyMissing()
+	}
+	return false
+}
+
+// As sets target, a **mynah.RetryAfterError, to the wait Telegram asked for when e is a
+// flood-control answer (429).
+func (e *Error) As(target any) bool {
+	flood, ok := target.(**mynah.RetryAfterError)
+	if !ok || e.Code != http.StatusTooManyRequests {
+		return false
+	}
+	*flood = &mynah.RetryAfterError{After: e.RetryAfter}
+	return true
+}
+
+// badMarkup reports whether Telegram rejected the message's markup; resending the text
+// without parse_mode is the remedy.
+func (e *Error) badMarkup() bool {
+	return e.describes(http.StatusBadRequest, "can't parse entities")
+}
+
+// replyMissing reports whether the message to reply to no longer exists; resending without
+// reply_parameters is the remedy.
+func (e *Error) replyMissing() bool {
+	return e.describes(http.StatusBadRequest, "message to be replied not found")
+}
+
+// describes reports whether e has code and a description that contains any of parts,
+// compared case-insensitively.
+func (e *Error) describes(code int, parts ...string) bool {
+	if e.Code != code {
+		return false
+	}
+	desc := strings.ToLower(e.Description)
+	for _, p := range parts {
+		if strings.Contains(desc, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // fail translates an error of telego or of the caller for method into this package's
@@ -66,52 +127,8 @@ func apiError(err error, code int) (*Error, bool) {
 	return e, true
 }
 
-// describes reports whether err is a Telegram error with code whose description contains
-// any of parts, compared case-insensitively.
-func describes(err error, code int, parts ...string) bool {
-	e, ok := apiError(err, code)
-	if !ok {
-		return false
-	}
-	desc := strings.ToLower(e.Description)
-	for _, p := range parts {
-		if strings.Contains(desc, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// IsParseError reports whether Telegram rejected the message's markup (400 "can't parse
-// entities"); resending the text without parse_mode is the remedy.
-func IsParseError(err error) bool {
-	return describes(err, http.StatusBadRequest, "can't parse entities")
-}
-
-// IsReplyNotFound reports whether the message to reply to no longer exists (400 "message to
-// be replied not found"); resending without reply_parameters is the remedy.
-func IsReplyNotFound(err error) bool {
-	return describes(err, http.StatusBadRequest, "message to be replied not found")
-}
-
-// IsBlocked reports whether the bot cannot write to the chat's user at all (403: the user
-// blocked the bot, is deactivated, or never started it). Retrying will not help.
-func IsBlocked(err error) bool {
-	return describes(err, http.StatusForbidden,
-		"bot was blocked by the user", "user is deactivated", "can't initiate conversation")
-}
-
 // isNotModified reports whether an edit changed nothing (400 "message is not modified").
 func isNotModified(err error) bool {
-	return describes(err, http.StatusBadRequest, "message is not modified")
-}
-
-// RetryAfter reports whether err is a flood-control answer (429) and how long Telegram
-// asked to wait before the request is repeated.
-func RetryAfter(err error) (time.Duration, bool) {
-	e, ok := apiError(err, http.StatusTooManyRequests)
-	if !ok {
-		return 0, false
-	}
-	return e.RetryAfter, true
+	e, ok := errors.AsType[*Error](err)
+	return ok && e.describes(http.StatusBadRequest, "message is not modified")
 }

@@ -118,8 +118,8 @@ func FuzzWebhook(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		var got []Update
-		h := b.WebhookHandler("s3cret", func(_ context.Context, u Update) error {
+		var got []mynah.Update
+		h := b.WebhookHandler("s3cret", func(_ context.Context, u mynah.Update) error {
 			got = append(got, u)
 			if u.ID%2 != 0 {
 				return fmt.Errorf("store failed")
@@ -262,7 +262,7 @@ func FuzzNormalize(f *testing.F) {
 // checkUpdate checks what every decoded update promises: a kind, a message only in a chat
 // and, outside channels, with a sender, the update's chat being the message's, and users
 // each once with an id.
-func checkUpdate(t *testing.T, u Update) {
+func checkUpdate(t *testing.T, u mynah.Update) {
 	t.Helper()
 	if u.Kind == "" {
 		t.Error("update without a kind")

@@ -28,7 +28,7 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 	emu.SendGroup(group, anna, "hello all")
 
 	page1 := [][]mynah.Button{{{Text: "▶", Data: "mem:p:5551234:2"}}}
-	m, err := b.Send(ctx, telegram.Outgoing{Chat: mynah.ChatID(group.ID), Text: "<b>1.</b> likes tea", HTML: true, Buttons: page1})
+	m, err := b.Send(ctx, mynah.Outgoing{Chat: mynah.ChatID(group.ID), Text: "<b>1.</b> likes tea", HTML: true, Buttons: page1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,16 +40,16 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 	if _, err := emu.PressButton(anna, group.ID, int(m.ID), "mem:p:5551234:2"); err != nil {
 		t.Fatal(err)
 	}
-	var got telegram.Update
+	var got mynah.Update
 	pollCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	err = b.Poll(pollCtx, func(ctx context.Context, u telegram.Update) error {
+	err = b.Poll(pollCtx, func(ctx context.Context, u mynah.Update) error {
 		if u.Callback == nil {
 			return nil // the group message
 		}
 		got = u
 		defer stop()
-		return b.AnswerCallback(ctx, u.Callback.ID, strings.Repeat("long ", 60), false)
+		return b.AnswerCallback(ctx, u.Callback.ID, strings.Repeat("long ", 60))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 	if got.Callback == nil {
 		t.Fatal("no callback update")
 	}
-	wantCB := &telegram.Callback{ID: got.Callback.ID, From: mynah.User{ID: mynah.UserID(anna.ID), FirstName: "Anna", Username: "annap"}, Message: m.ID, Data: "mem:p:5551234:2"}
+	wantCB := &mynah.Callback{ID: got.Callback.ID, From: mynah.User{ID: mynah.UserID(anna.ID), FirstName: "Anna", Username: "annap"}, Message: m.ID, Data: "mem:p:5551234:2"}
 	if diff := cmp.Diff(got.Callback, wantCB); diff != "" || got.Chat.ID != mynah.ChatID(group.ID) || got.Kind != "callback_query" {
 		t.Errorf("callback update in chat %d, kind %s (-got +want):\n%s", got.Chat.ID, got.Kind, diff)
 	}
@@ -93,7 +93,7 @@ func TestKeyboardsAndCallbacks(t *testing.T) {
 		{{{Text: "x", Data: ""}}},
 		{{{Text: "", Data: "d"}}},
 	} {
-		if _, err := b.Send(ctx, telegram.Outgoing{Chat: m.Chat.ID, Text: "x", Buttons: bad}); err == nil {
+		if _, err := b.Send(ctx, mynah.Outgoing{Chat: m.Chat.ID, Text: "x", Buttons: bad}); err == nil {
 			t.Errorf("Send with buttons %v succeeded", bad)
 		}
 		if err := b.EditText(ctx, m.Chat.ID, m.ID, "y", false, bad); err == nil {

@@ -16,37 +16,13 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// Update is one Telegram update in domain terms.
-type Update struct {
-	ID   int64
-	Chat mynah.Chat // the chat the update belongs to; zero when it has none
-	// Message is the message of a message, edited_message, channel_post or
-	// edited_channel_post update, with Agent left empty for the caller; nil for kinds that
-	// are not handled yet (Kind says which).
-	Message *mynah.Message
-	Edited  bool // edited_message or edited_channel_post
-	// Users are the people seen in the update: the sender, the replied-to sender, users of
-	// text_mention entities, a forwarded message's author, members who joined or left. A
-	// chat that speaks for itself (anonymous admin, channel) appears as a user with the
-	// chat's negative id and title.
-	Users []mynah.User
-	// Kind is the Telegram field that carried the update ("message", "edited_message",
-	// "callback_query", …) or "unknown" for a kind newer than this adapter.
-	Kind string
-	// MediaGroup is the album the message belongs to ("" if none): the other items arrive
-	// as separate updates moments later.
-	MediaGroup string
-	// Callback is the button press of a callback_query update, in Chat; nil otherwise.
-	Callback *Callback
-}
-
 // Normalize maps a Telegram update onto the domain. It keeps everything mynah may need of a
 // message: text or caption with its entities (UTF-16 offsets as Telegram gave them), the
 // replied-to message or external reply, forward origin, sender, forum topic and media. A
 // kind of content it does not describe in detail becomes a placeholder Media named after
 // the Telegram field, so no message is silently reduced to nothing.
-func Normalize(u telego.Update) Update {
-	out := Update{ID: int64(u.UpdateID), Kind: updateKind(u)}
+func Normalize(u telego.Update) mynah.Update {
+	out := mynah.Update{ID: int64(u.UpdateID), Kind: updateKind(u)}
 	var m *telego.Message
 	switch {
 	case u.Message != nil:
@@ -102,7 +78,7 @@ func Normalize(u telego.Update) Update {
 // an update that is refused every time it is redelivered holds back all those behind it.
 // Fields newer than telego are kept as placeholder media when the message would otherwise
 // be empty.
-func decodeUpdate(raw []byte) (Update, error) {
+func decodeUpdate(raw []byte) (mynah.Update, error) {
 	var tu telego.Update
 	err := snakeCaseKeys(raw)
 	if err == nil {
@@ -113,13 +89,13 @@ func decodeUpdate(raw []byte) (Update, error) {
 			UpdateID int64 `json:"update_id"`
 		}
 		_ = json.Unmarshal(raw, &id) // best effort: the id lets Poll skip the update
-		return Update{ID: id.UpdateID, Kind: "unknown"}, fmt.Errorf("malformed update %d: %w", id.UpdateID, err)
+		return mynah.Update{ID: id.UpdateID, Kind: "unknown"}, fmt.Errorf("malformed update %d: %w", id.UpdateID, err)
 	}
 	u := Normalize(tu)
 	if m := u.Message; m != nil && m.Chat.ID == 0 {
-		return Update{ID: u.ID, Kind: u.Kind}, fmt.Errorf("malformed update %d: %s without a chat", u.ID, u.Kind)
+		return mynah.Update{ID: u.ID, Kind: u.Kind}, fmt.Errorf("malformed update %d: %s without a chat", u.ID, u.Kind)
 	} else if m != nil && m.Sender.ID == 0 && m.Chat.Type != mynah.ChatChannel {
-		return Update{ID: u.ID, Kind: u.Kind}, fmt.Errorf("malformed update %d: %s without a sender", u.ID, u.Kind)
+		return mynah.Update{ID: u.ID, Kind: u.Kind}, fmt.Errorf("malformed update %d: %s without a sender", u.ID, u.Kind)
 	}
 	if u.Message != nil && u.Message.Text == "" && len(u.Message.Media) == 0 {
 		u.Message.Media = unknownContent(raw, u.Kind)

@@ -3,15 +3,18 @@ package telegram
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/mynah-ai/mynah"
 )
 
 // Handler processes one update. It must return nil only once the update's effect is
 // durable: the update is then confirmed to Telegram and never delivered again. It receives
 // every update, including kinds with a nil Message, so it can record them as handled.
-type Handler func(ctx context.Context, u Update) error
+type Handler func(ctx context.Context, u mynah.Update) error
 
 const (
 	pollTimeout = 50 * time.Second // getUpdates long-poll timeout, Telegram's maximum
@@ -62,8 +65,8 @@ func (b *Bot) Poll(ctx context.Context, h Handler) error {
 				return fmt.Errorf("telegram: polling stopped (wrong API URL or token?): %w", e)
 			}
 			d := backoff(apiFails)
-			if ra, ok := RetryAfter(err); ok && ra > 0 {
-				d = ra
+			if flood, ok := errors.AsType[*mynah.RetryAfterError](err); ok && flood.After > 0 {
+				d = flood.After
 			}
 			apiFails++
 			b.log.Warn("telegram: getUpdates failed", "err", err, "retry_in", d)

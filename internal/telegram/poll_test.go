@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mynah-ai/mynah"
 )
 
 // textUpdate is a private text message update with the given id.
@@ -56,7 +58,7 @@ func TestPollRedeliversUpdateWhoseHandlerFailed(t *testing.T) {
 
 	var handled []string
 	failed := false
-	err := <-startPoll(ctx, b, func(ctx context.Context, u Update) error {
+	err := <-startPoll(ctx, b, func(ctx context.Context, u mynah.Update) error {
 		if u.ID == 2 && !failed {
 			failed = true
 			handled = append(handled, "2 failed")
@@ -91,7 +93,7 @@ func TestPollStopsOnCancel(t *testing.T) {
 	f := newFakeAPI(t)
 	b, _ := f.bot(t)
 	ctx, cancel := context.WithCancel(t.Context())
-	done := startPoll(ctx, b, func(context.Context, Update) error {
+	done := startPoll(ctx, b, func(context.Context, mynah.Update) error {
 		t.Error("handler called without updates")
 		return nil
 	})
@@ -114,7 +116,7 @@ func TestPollSkipsMalformedUpdate(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var handled []int64
-	err := <-startPoll(ctx, b, func(_ context.Context, u Update) error {
+	err := <-startPoll(ctx, b, func(_ context.Context, u mynah.Update) error {
 		handled = append(handled, u.ID)
 		if u.ID == 3 {
 			cancel()
@@ -146,7 +148,7 @@ func TestPollBacksOffOnAPIErrors(t *testing.T) {
 	b, rec := f.bot(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	err := <-startPoll(ctx, b, func(context.Context, Update) error {
+	err := <-startPoll(ctx, b, func(context.Context, mynah.Update) error {
 		cancel()
 		return nil
 	})
@@ -166,7 +168,7 @@ func TestPollStopsOnUnauthorized(t *testing.T) {
 	f := newFakeAPI(t)
 	f.on("getUpdates", errReply(http.StatusUnauthorized, "Unauthorized", 0))
 	b, _ := f.bot(t)
-	err := <-startPoll(t.Context(), b, func(context.Context, Update) error { return nil })
+	err := <-startPoll(t.Context(), b, func(context.Context, mynah.Update) error { return nil })
 	var apiErr *Error
 	if !errors.As(err, &apiErr) || apiErr.Code != http.StatusUnauthorized {
 		t.Fatalf("Poll = %v, want a 401 *Error", err)

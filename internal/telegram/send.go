@@ -7,23 +7,19 @@ import (
 	"github.com/mymmrac/telego"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 )
-
-// Outgoing is one text message to send.
-type Outgoing struct {
-	Chat     mynah.ChatID
-	ThreadID int64 // forum topic; 0 for none
-	Text     string
-	HTML     bool             // send with parse_mode HTML; Text must then be Telegram HTML
-	ReplyTo  mynah.MessageID  // reply to this message of Chat; 0 for none
-	Buttons  [][]mynah.Button // inline keyboard under the message; see keyboard
-}
 
 // Send sends o (sendMessage) and returns the message Telegram created, mapped like an
 // inbound one but with Outgoing set and the bot as Sender; Agent is left for the caller.
-// Telegram's refusals come back as *Error: see IsParseError, IsReplyNotFound, IsBlocked and
-// RetryAfter for the ones a caller can act on.
-func (b *Bot) Send(ctx context.Context, o Outgoing) (mynah.Message, error) {
+// When o.Edit is set it edits that message of the bot's instead (see EditText: an edit
+// that changes nothing succeeds) and returns it as now shown: chat, id, the text without
+// markup, and Edited. Telegram's refusals come back as *Error, which matches the delivery
+// failures of package mynah.
+func (b *Bot) Send(ctx context.Context, o mynah.Outgoing) (mynah.Message, error) {
+	if o.Edit != 0 {
+		return b.edit(ctx, o)
+	}
 	p := &telego.SendMessageParams{
 		ChatID:          telego.ChatID{ID: int64(o.Chat)},
 		MessageThreadID: int(o.ThreadID),
@@ -56,6 +52,18 @@ func (b *Bot) Send(ctx context.Context, o Outgoing) (mynah.Message, error) {
 	return m, nil
 }
 
+// edit carries out Send of an edit.
+func (b *Bot) edit(ctx context.Context, o mynah.Outgoing) (mynah.Message, error) {
+	if err := b.EditText(ctx, o.Chat, o.Edit, o.Text, o.HTML, o.Buttons); err != nil {
+		return mynah.Message{}, err
+	}
+	text := o.Text
+	if o.HTML {
+		text = tghtml.Plain(text)
+	}
+	return mynah.Message{Chat: mynah.Chat{ID: o.Chat}, ID: o.Edit, Text: text, Edited: b.now()}, nil
+}
+
 // Typing shows "typing…" in chat (and forum topic thread, when non-zero) for about five
 // seconds or until the bot's next message (sendChatAction typing).
 func (b *Bot) Typing(ctx context.Context, chat mynah.ChatID, thread int64) error {
@@ -82,15 +90,6 @@ func (b *Bot) Draft(ctx context.Context, chat mynah.ChatID, thread int64, draftI
 		return b.fail("sendMessageDraft", err)
 	}
 	return nil
-}
-
-// MemberCount returns the number of members of chat (getChatMemberCount).
-func (b *Bot) MemberCount(ctx context.Context, chat mynah.ChatID) (int, error) {
-	n, err := b.api.GetChatMemberCount(ctx, &telego.GetChatMemberCountParams{ChatID: telego.ChatID{ID: int64(chat)}})
-	if err != nil {
-		return 0, b.fail("getChatMemberCount", err)
-	}
-	return *n, nil
 }
 
 // SetWebhook asks Telegram to deliver updates to url with secret in the

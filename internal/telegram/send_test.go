@@ -67,20 +67,20 @@ func TestSend(t *testing.T) {
 	anna := mynah.User{ID: 5551234, FirstName: "Anna"}
 	tests := []struct {
 		name       string
-		in         Outgoing
+		in         mynah.Outgoing
 		wantParams map[string]any
 		want       mynah.Message
 	}{
 		{
 			name:       "plain",
-			in:         Outgoing{Chat: 5551234, Text: "hi"},
+			in:         mynah.Outgoing{Chat: 5551234, Text: "hi"},
 			wantParams: map[string]any{"chat_id": 5551234.0, "text": "hi"},
 			want: mynah.Message{Chat: mynah.Chat{ID: 5551234, Type: mynah.ChatPrivate}, ID: 900, Sender: me,
 				Time: at(1763690000), Text: "hi", Outgoing: true},
 		},
 		{
 			name: "html reply in topic",
-			in:   Outgoing{Chat: -100777, ThreadID: 12, Text: "<b>hi</b>", HTML: true, ReplyTo: 55},
+			in:   mynah.Outgoing{Chat: -100777, ThreadID: 12, Text: "<b>hi</b>", HTML: true, ReplyTo: 55},
 			wantParams: map[string]any{"chat_id": -100777.0, "message_thread_id": 12.0, "text": "<b>hi</b>",
 				"parse_mode": "HTML", "reply_parameters": map[string]any{"message_id": 55.0, "chat_id": -100777.0}},
 			want: mynah.Message{Chat: mynah.Chat{ID: -100777, Type: mynah.ChatSupergroup, Title: "Lab", IsForum: true},
@@ -140,6 +140,31 @@ func TestEdit(t *testing.T) {
 	}
 }
 
+// TestSendEdit: Send with Edit set edits the message and returns it as now shown, with
+// the text without markup and the time of the edit.
+func TestSendEdit(t *testing.T) {
+	f := newFakeAPI(t)
+	b, _ := f.bot(t)
+	clk := fakeClock(b)
+	got, err := b.Send(t.Context(), mynah.Outgoing{Chat: 5551234, Edit: 900, Text: "<i>new</i> &amp; old", HTML: true, ReplyTo: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mynah.Message{Chat: mynah.Chat{ID: 5551234}, ID: 900, Text: "new & old", Edited: clk.Now()}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("Send (-got +want):\n%s", diff)
+	}
+	calls := []call{{"editMessageText", map[string]any{"chat_id": 5551234.0, "message_id": 900.0,
+		"text": "<i>new</i> &amp; old", "parse_mode": "HTML"}}}
+	if diff := cmp.Diff(f.recorded(""), calls); diff != "" {
+		t.Errorf("calls (-got +want):\n%s", diff)
+	}
+	f.on("editMessageText", errReply(400, "Bad Request: message to edit not found", 0))
+	if _, err := b.Send(t.Context(), mynah.Outgoing{Chat: 5551234, Edit: 901, Text: "x"}); !errors.Is(err, mynah.ErrRejected) {
+		t.Errorf("edit of a missing message: %v, want mynah.ErrRejected", err)
+	}
+}
+
 func TestOtherMethods(t *testing.T) {
 	f := newFakeAPI(t)
 	b, _ := f.bot(t)
@@ -169,8 +194,8 @@ func TestOtherMethods(t *testing.T) {
 
 func TestErrorClassification(t *testing.T) {
 	type class struct {
-		Parse, ReplyNotFound, Blocked, Flood bool
-		RetryAfter                           time.Duration
+		BadMarkup, ReplyMissing, Blocked, Rejected, Flood bool
+		RetryAfter                                        time.Duration
 	}
 	tests := []struct {
 		name  string
@@ -178,14 +203,14 @@ func TestErrorClassification(t *testing.T) {
 		want  class
 		code  int
 	}{
-		{"bad html", errReply(400, `Bad Request: can't parse entities: Unsupported start tag "foo" at byte offset 0`, 0), class{Parse: true}, 400},
-		{"reply target gone", errReply(400, "Bad Request: message to be replied not found", 0), class{ReplyNotFound: true}, 400},
+		{"bad html", errReply(400, `Bad Request: can't parse entities: Unsupported start tag "foo" at byte offset 0`, 0), class{BadMarkup: true}, 400},
+		{"reply target gone", errReply(400, "Bad Request: message to be replied not found", 0), class{ReplyMissing: true}, 400},
 		{"blocked", errReply(403, "Forbidden: bot was blocked by the user", 0), class{Blocked: true}, 403},
 		{"deactivated", errReply(403, "Forbidden: user is deactivated", 0), class{Blocked: true}, 403},
 		{"never started", errReply(403, "Forbidden: bot can't initiate conversation with a user", 0), class{Blocked: true}, 403},
 		{"flood", errReply(429, "Too Many Requests: retry after 15", 15), class{Flood: true, RetryAfter: 15 * time.Second}, 429},
 		{"flood without parameters", errReply(429, "Too Many Requests: retry after 3", 0), class{Flood: true, RetryAfter: 3 * time.Second}, 429},
-		{"chat not found", errReply(400, "Bad Request: chat not found", 0), class{}, 400},
+		{"chat not found", errReply(400, "Bad Request: chat not found", 0), class{Rejected: true}, 400},
 		{"kicked is not blocked", errReply(403, "Forbidden: bot was kicked from the supergroup chat", 0), class{}, 403},
 	}
 	for _, tt := range tests {
@@ -193,12 +218,16 @@ func TestErrorClassification(t *testing.T) {
 			f := newFakeAPI(t)
 			f.on("sendMessage", tt.reply)
 			b, _ := f.bot(t)
-			_, err := b.Send(t.Context(), Outgoing{Chat: 1, Text: "x"})
+			_, err := b.Send(t.Context(), mynah.Outgoing{Chat: 1, Text: "x"})
 			if err == nil {
 				t.Fatal("Send succeeded, want an error")
 			}
-			ra, flood := RetryAfter(err)
-			got := class{IsParseError(err), IsReplyNotFound(err), IsBlocked(err), flood, ra}
+			flood, isFlood := errors.AsType[*mynah.RetryAfterError](err)
+			got := class{BadMarkup: errors.Is(err, mynah.ErrBadMarkup), ReplyMissing: errors.Is(err, mynah.ErrReplyMissing),
+				Blocked: errors.Is(err, mynah.ErrBlocked), Rejected: errors.Is(err, mynah.ErrRejected), Flood: isFlood}
+			if isFlood {
+				got.RetryAfter = flood.After
+			}
 			if diff := cmp.Diff(got, tt.want); diff != "" {
 				t.Errorf("classification of %q (-got +want):\n%s", err, diff)
 			}

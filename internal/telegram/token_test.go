@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mynah-ai/mynah"
 )
 
 // TestTokenNeverLeaks drives every error path that could carry the request URL and checks
@@ -25,7 +27,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errs []error
-	_, err = b.Send(t.Context(), Outgoing{Chat: 1, Text: "x"})
+	_, err = b.Send(t.Context(), mynah.Outgoing{Chat: 1, Text: "x"})
 	errs = append(errs, err)
 	errs = append(errs, b.EditText(t.Context(), 1, 2, "x", false, nil))
 	_, err = b.Me(t.Context())
@@ -39,7 +41,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 		}
 		return ctx.Err()
 	}
-	if err := b.Poll(ctx, func(context.Context, Update) error { return nil }); err != nil {
+	if err := b.Poll(ctx, func(context.Context, mynah.Update) error { return nil }); err != nil {
 		t.Errorf("Poll = %v, want nil after cancel", err)
 	}
 
@@ -47,7 +49,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 	f := newFakeAPI(t)
 	f.on("sendMessage", errReply(400, "Bad Request: no such thing as /bot"+testToken+"/sendMessage", 0))
 	fb, frec := f.bot(t)
-	_, err = fb.Send(t.Context(), Outgoing{Chat: 1, Text: "x"})
+	_, err = fb.Send(t.Context(), mynah.Outgoing{Chat: 1, Text: "x"})
 	errs = append(errs, err)
 
 	for i, err := range errs {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mynah-ai/mynah"
 )
 
 func TestWebhookHandler(t *testing.T) {
@@ -52,7 +54,7 @@ func TestWebhookHandler(t *testing.T) {
 			f := newFakeAPI(t)
 			b, rec := f.bot(t)
 			var ids []int64
-			h := b.WebhookHandler(tt.configured, func(_ context.Context, u Update) error {
+			h := b.WebhookHandler(tt.configured, func(_ context.Context, u mynah.Update) error {
 				ids = append(ids, u.ID)
 				return tt.handlerErr
 			})
@@ -79,7 +81,7 @@ func TestWebhookHandler(t *testing.T) {
 func TestWebhookPassesNormalizedUpdate(t *testing.T) {
 	f := newFakeAPI(t)
 	b, _ := f.bot(t)
-	srv := httptest.NewServer(b.WebhookHandler("s3cret", func(_ context.Context, u Update) error {
+	srv := httptest.NewServer(b.WebhookHandler("s3cret", func(_ context.Context, u mynah.Update) error {
 		if u.Message == nil || u.Message.Text != "m5" || u.Chat.ID != 5551234 || u.Kind != "message" {
 			t.Errorf("handler got %+v", u)
 		}
