@@ -66,13 +66,13 @@ func TestCompactSpeakerForgery(t *testing.T) {
 
 func TestCleanKeepsOrdinaryText(t *testing.T) {
 	tests := map[string]string{
-		"plain ascii\nwith\ttabs":   "plain ascii\nwith\ttabs",
-		"Привіт, як справи? Ёлка":   "Привіт, як справи? Ёлка",
+		"plain ascii\nwith\ttabs":    "plain ascii\nwith\ttabs",
+		"Привіт, як справи? Ёлка":    "Привіт, як справи? Ёлка",
 		"family 👨‍👩‍👧 and flag 🏳️‍🌈": "family 👨‍👩‍👧 and flag 🏳️‍🌈",
-		"windows\r\nline\r\nends":   "windows\nline\nends",
-		"ＦＵＬＬ width":               "FULL width",
-		"no\u00a0break space":       "no break space",
-		"a\u200bb":                  "ab",
+		"windows\r\nline\r\nends":    "windows\nline\nends",
+		"ＦＵＬＬ width":                 "FULL width",
+		"no\u00a0break space":        "no break space",
+		"a\u200bb":                   "ab",
 	}
 	for in, want := range tests {
 		if got := Clean(in); got != want {
