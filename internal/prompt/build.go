@@ -246,7 +246,7 @@ func Body(m *mynah.Message) string {
 		b.WriteString(Media(md))
 		b.WriteString("\n")
 	}
-	b.WriteString(Neutralize(m.Text))
+	b.WriteString(Neutralize(Clean(m.Text)))
 	s := strings.TrimRight(b.String(), "\n")
 	if s == "" {
 		return "[empty message]"

@@ -35,7 +35,7 @@ func compactName(u mynah.User) string {
 	if name == "" {
 		name = u.Name()
 	}
-	return strings.Join(strings.Fields(name), "_")
+	return strings.Join(strings.Fields(Clean(name)), "_")
 }
 
 // compactLine renders one message as a transcript line.
@@ -60,7 +60,7 @@ func (in *Input) compactLine(m *mynah.Message) string {
 			name = f.From.Name()
 		}
 		b.WriteString(" (fwd")
-		if name != "" {
+		if name = strings.Join(strings.Fields(Clean(name)), " "); name != "" {
 			b.WriteString(" " + name)
 		}
 		b.WriteString(")")

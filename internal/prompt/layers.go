@@ -127,7 +127,9 @@ func section(title string, items []Item) string {
 	b.WriteString(title)
 	for _, it := range items {
 		b.WriteString("\n- ")
-		b.WriteString(strings.ReplaceAll(strings.TrimSpace(it.Text), "\n", "\n  "))
+		// Facts, notes and recalled messages hold what users said: cleaned and
+		// neutralised like the history, so none of it reads as a header.
+		b.WriteString(strings.ReplaceAll(strings.TrimSpace(Neutralize(Clean(it.Text))), "\n", "\n  "))
 	}
 	return b.String()
 }

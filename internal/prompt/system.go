@@ -26,7 +26,8 @@ func System(p SystemParts, vars map[string]string) string {
 }
 
 // Substitute replaces {name} with vars[name] for every known name; unknown names and
-// lone braces are left as written, so instructions may contain JSON or code.
+// lone braces are left as written, so instructions may contain JSON or code. A quoted
+// value ("…") written inside quotes ("{chatname}") is not quoted twice.
 func Substitute(s string, vars map[string]string) string {
 	if !strings.Contains(s, "{") {
 		return s
@@ -47,6 +48,10 @@ func Substitute(s string, vars map[string]string) string {
 		name := s[open+1 : open+closing]
 		if v, ok := vars[name]; ok {
 			b.WriteString(s[:open])
+			if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && strings.HasSuffix(s[:open], "\"") &&
+				strings.HasPrefix(s[open+closing+1:], "\"") {
+				v = v[1 : len(v)-1]
+			}
 			b.WriteString(v)
 		} else {
 			b.WriteString(s[:open+closing+1])

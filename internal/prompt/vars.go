@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -19,7 +20,8 @@ type VarsInput struct {
 
 // Vars returns the substitution table of DESIGN §4: {chatname}, {chatid}, {chattype},
 // {username}, {userfullname}, {userid}, {botname}, {botusername}, {membercount}, {tools},
-// {date}, {time}.
+// {date}, {time}. Values users choose (a chat's title, a person's name and username)
+// reach the system text quoted and neutralised (quoteUser), never as instructions.
 func Vars(in VarsInput) map[string]string {
 	chatName := in.Chat.Title
 	if chatName == "" {
@@ -30,11 +32,11 @@ func Vars(in VarsInput) map[string]string {
 		members = strconv.Itoa(in.Members)
 	}
 	return map[string]string{
-		"chatname":     chatName,
+		"chatname":     quoteUser(chatName),
 		"chatid":       strconv.FormatInt(int64(in.Chat.ID), 10),
 		"chattype":     string(in.Chat.Type),
-		"username":     in.User.Username,
-		"userfullname": in.User.Name(),
+		"username":     username(in.User.Username),
+		"userfullname": quoteUser(in.User.Name()),
 		"userid":       strconv.FormatInt(int64(in.User.ID), 10),
 		"botname":      in.Bot.Name(),
 		"botusername":  in.Bot.Username,
@@ -43,4 +45,15 @@ func Vars(in VarsInput) map[string]string {
 		"date":         in.Now.Format("2006-01-02"),
 		"time":         in.Now.Format("15:04 MST"),
 	}
+}
+
+// username keeps the characters Telegram allows in a username (letters, digits and
+// underscores), so that even a forged one cannot carry words into the system text.
+func username(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return -1
+	}, s)
 }
