@@ -97,7 +97,7 @@ func TestPairing(t *testing.T) {
 		t.Fatalf("a stranger got %q, want a pairing code", sent[0].Text)
 	}
 	code := m[1]
-	if !strings.Contains(h.logs.String(), code) {
+	if !h.waitLog(code) {
 		t.Error("the pairing code is not in the log, where the operator looks first")
 	}
 	// Asking again while the code is pending: silence, and /start repeats the same code.

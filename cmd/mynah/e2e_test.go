@@ -313,7 +313,7 @@ func TestProviderFailureApologises(t *testing.T) {
 		t.Errorf("the next message should work, got %q", s[2].Text)
 	}
 	h.stop()
-	if !strings.Contains(h.logs.String(), "model call failed") {
+	if !h.waitLog("model call failed") {
 		t.Error("the provider failure was not logged")
 	}
 }

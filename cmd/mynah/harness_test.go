@@ -202,6 +202,24 @@ func (h *harness) waitSent(chat int64, n int) []telegramtest.SentMessage {
 	return sent
 }
 
+// waitLog waits until mynah's output contains s: the output reaches the test through a
+// pipe, so a line written before a reply was sent may arrive after it.
+func (h *harness) waitLog(s string) bool {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(h.t.Context(), 10*time.Second)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !strings.Contains(h.logs.String(), s) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
+}
+
 // waitRequests waits until the provider received n requests.
 func (h *harness) waitRequests(n int) []llmtest.Recorded {
 	h.t.Helper()

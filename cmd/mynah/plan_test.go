@@ -115,7 +115,7 @@ func TestTaskFailuresInMetrics(t *testing.T) {
 			t.Errorf("metrics lack %s:\n%s", want, body)
 		}
 	}
-	if !strings.Contains(h.logs.String(), "telegram rejected a task") {
+	if !h.waitLog("telegram rejected a task") {
 		t.Error("the refused reaction is not in the log")
 	}
 	h.stop()
