@@ -95,34 +95,6 @@ func newLogger(c logConfig, w *os.File) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// commandMenu is the menu everybody sees (setMyCommands, default scope).
-func commandMenu() []telegram.Command {
-	return []telegram.Command{
-		{Name: "start", Description: "Say hello"},
-		{Name: "help", Description: "What I can do"},
-		{Name: "reset", Description: "Start a new conversation"},
-		{Name: "new", Description: "Start a new conversation"},
-		{Name: "memories", Description: "What I remember about you"},
-		{Name: "forget", Description: "Forget something I remember about you"},
-	}
-}
-
-// adminMenu is what the agent's admins see in their private chats and in the allowed
-// groups (registerMenus): everybody's menu and the admin commands.
-func adminMenu() []telegram.Command {
-	return append(commandMenu(),
-		telegram.Command{Name: "status", Description: "How I'm doing (admins)"},
-		telegram.Command{Name: "stop", Description: "Stop answering in this chat (admins)"},
-		telegram.Command{Name: "activation", Description: "When I answer here: mention or always (admins)"},
-	)
-}
-
-func defaultHelp(name string) string {
-	return "I'm " + name + ". Write to me and I'll answer; in groups, mention me, reply to my messages or call me by name.\n\n" +
-		"/reset (or /new) starts a new conversation: I keep the old messages but stop looking at them.\n" +
-		"/memories shows what I remember about you; /forget N (or /forget all) makes me forget it.\n/help shows this message."
-}
-
 // httpClient is shared by the adapters of one process; requests are values, the client is
 // immutable.
 func httpClient() *http.Client {
