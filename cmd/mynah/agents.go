@@ -120,37 +120,15 @@ func resolveModel(cfg *config, a *agentConfig, opts loadOptions) error {
 	if !ok || provider == "" || model == "" {
 		return &configError{a.File, "model", fmt.Sprintf("%q must be provider/model, e.g. openai/gpt-4o-mini", a.Model)}
 	}
-	p, ok := cfg.Providers[provider]
-	if !ok {
-		if !knownKinds[provider] {
-			return &configError{a.File, "model", fmt.Sprintf("unknown provider %q: add it under providers in mynah.yaml (known kinds: openai, anthropic, gemini)", provider)}
-		}
-		p = providerConfig{Kind: provider}
+	p, k, err := cfg.lookupProvider(a.File, "model", provider)
+	if err != nil {
+		return err
 	}
-	a.ProviderName, a.ModelID = provider, model
-	a.Provider = withProviderEnv(p, cfg.getenv)
-	// Only OpenAI-compatible local servers (Ollama, llama.cpp) work without a key.
-	if a.Provider.APIKey == "" && (a.Provider.Kind != "openai" || a.Provider.BaseURL == "") && !opts.NoKeys {
-		return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, keyVar[a.Provider.Kind])}
+	a.ProviderName, a.ModelID, a.Provider = provider, model, p
+	if k.missingKey(p) && !opts.NoKeys {
+		return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, k.KeyVar)}
 	}
 	return nil
-}
-
-// keyVar and baseVar are the variables each provider's SDK reads.
-var (
-	keyVar  = map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
-	baseVar = map[string]string{"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
-)
-
-// withProviderEnv fills an unset key and base URL from the SDK's own variables.
-func withProviderEnv(p providerConfig, getenv func(string) string) providerConfig {
-	if p.APIKey == "" {
-		p.APIKey = secret(getenv(keyVar[p.Kind]))
-	}
-	if p.BaseURL == "" {
-		p.BaseURL = getenv(baseVar[p.Kind])
-	}
-	return p
 }
 
 func inherit(a *agentSettings, d agentSettings) {

@@ -181,8 +181,6 @@ type loadOptions struct {
 	NoKeys bool
 }
 
-var knownKinds = map[string]bool{"openai": true, "anthropic": true, "gemini": true}
-
 // loadConfig reads and validates the configuration directory dir, with getenv resolving
 // ${NAME} references and overrides.
 func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*config, error) {
@@ -239,8 +237,8 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		if p.Kind == "" {
 			p.Kind = name
 		}
-		if !knownKinds[p.Kind] {
-			return nil, &configError{path, "providers." + name + ".kind", fmt.Sprintf("unknown provider %q (want openai, anthropic or gemini)", p.Kind)}
+		if _, ok := kindOf(p.Kind); !ok {
+			return nil, &configError{path, "providers." + name + ".kind", fmt.Sprintf("unknown provider %q (want %s)", p.Kind, orList(kindNames(anyKind)))}
 		}
 		cfg.Providers[name] = p
 	}

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah/internal/llm"
-	"github.com/mynah-ai/mynah/internal/llm/gemini"
-	"github.com/mynah-ai/mynah/internal/llm/openai"
 	"github.com/mynah-ai/mynah/internal/memory"
 )
 
@@ -28,19 +26,16 @@ func embeddingsOf(cfg *config, a *agentConfig, opts loadOptions) (p providerConf
 	if !found || name == "" || model == "" {
 		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("%q must be provider/model, e.g. openai/text-embedding-3-small", a.Embeddings)}
 	}
-	p, found = cfg.Providers[name]
-	if !found {
-		if !knownKinds[name] {
-			return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("unknown provider %q: add it under providers in mynah.yaml", name)}
-		}
-		p = providerConfig{Kind: name}
+	p, k, err := cfg.lookupProvider(a.File, "embeddings", name)
+	if err != nil {
+		return p, "", false, err
 	}
-	if p.Kind != "openai" && p.Kind != "gemini" {
-		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q (%s) has no embeddings API: use an openai, openai-compatible or gemini provider, or leave embeddings empty for keyword search", name, p.Kind)}
+	if k.NewEmbedder == nil {
+		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q (%s) has no embeddings API: use a provider of kind %s (or an OpenAI-compatible server), or leave embeddings empty for keyword search",
+			name, p.Kind, orList(kindNames(embeds)))}
 	}
-	p = withProviderEnv(p, cfg.getenv)
-	if p.APIKey == "" && (p.Kind != "openai" || p.BaseURL == "") && !opts.NoKeys {
-		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q has no API key: set %s", name, keyVar[p.Kind])}
+	if k.missingKey(p) && !opts.NoKeys {
+		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q has no API key: set %s", name, k.KeyVar)}
 	}
 	return p, model, true, nil
 }
@@ -58,17 +53,7 @@ func agentVectors(cfg *config, a agentConfig, store memory.VectorStore, hc *http
 	if err != nil || !ok {
 		return nil, err
 	}
-	var emb llm.Embedder
-	switch p.Kind {
-	case "openai":
-		key := string(p.APIKey)
-		if key == "" {
-			key = "unused" // local OpenAI-compatible servers take no key; the SDK wants one
-		}
-		emb, err = openai.New(openai.Config{APIKey: key, BaseURL: p.BaseURL, HTTPClient: hc})
-	case "gemini":
-		emb, err = gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc})
-	}
+	emb, err := newEmbedder(p, hc)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: embeddings: %w", a.Name, err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -12,49 +11,12 @@ import (
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/lane"
-	"github.com/mynah-ai/mynah/internal/llm"
-	"github.com/mynah-ai/mynah/internal/llm/anthropic"
-	"github.com/mynah-ai/mynah/internal/llm/gemini"
-	"github.com/mynah-ai/mynah/internal/llm/openai"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 	"github.com/mynah-ai/mynah/internal/tokens"
 )
-
-// newModel builds the provider adapter for an agent, with retries on 408/429/5xx.
-func newModel(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
-	m, err := newAdapter(p, replyTokens, hc)
-	if err != nil {
-		return nil, err
-	}
-	return llm.WithRetry(m, llm.RetryPolicy{}), nil
-}
-
-// newAdapter builds the bare provider adapter, without retries.
-func newAdapter(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
-	var m llm.Model
-	var err error
-	switch p.Kind {
-	case "openai":
-		key := string(p.APIKey)
-		if key == "" {
-			key = "unused" // local OpenAI-compatible servers (Ollama, llama.cpp) take no key; the SDK wants one
-		}
-		m, err = openai.New(openai.Config{APIKey: key, BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
-	case "anthropic":
-		m, err = anthropic.New(anthropic.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
-	case "gemini":
-		m, err = gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
-	default:
-		return nil, fmt.Errorf("unknown provider kind %q", p.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
 
 // Draft shows a reply as it is being written (private chats).
 func (s telegramSender) Draft(ctx context.Context, chat mynah.ChatID, thread int64, draftID int, text string, html bool) error {
