@@ -5,12 +5,16 @@ import (
 	"cmp"
 	"embed"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"text/template"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mynah-ai/mynah/internal/prompt"
 )
 
 //go:embed templates/*.tmpl
@@ -67,11 +71,14 @@ type initData struct {
 	Owner string // a user id or empty
 }
 
-// templateData is what the templates see: mynah.yaml lists every provider kind.
+// templateData is what the templates see: mynah.yaml spells out mynah's own defaults
+// and lists every provider kind.
 type templateData struct {
 	initData
 	Providers []providerKind
 	Kinds     string
+	Defaults  agentSettings
+	Shares    prompt.Shares
 }
 
 // writeConfig writes the starter files, refusing to overwrite any that exist.
@@ -86,8 +93,8 @@ func writeConfig(dir string, d initData) error {
 			return fmt.Errorf("%s already exists; not overwriting", filepath.Join(dir, rel))
 		}
 	}
-	data := templateData{initData: d, Providers: providerKinds, Kinds: orList(kindNames(anyKind))}
-	for _, rel := range sortedKeys(files) {
+	data := templateData{initData: d, Providers: providerKinds, Kinds: orList(kindNames(anyKind)), Defaults: defaultSettings(), Shares: prompt.DefaultShares()}
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		var buf bytes.Buffer
 		tmpl := template.Must(template.ParseFS(templates, files[rel]))
 		if err := tmpl.Execute(&buf, data); err != nil {

@@ -71,13 +71,8 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 	if s := a.Shares; s != nil {
 		shares = prompt.Shares{Tools: s.Tools, Memory: s.Memory, Summaries: s.Summaries, Recall: s.Recall}
 	}
-	fresh := prompt.Freshness{Kind: a.Session, Hour: 4}
-	fresh.Idle, _ = time.ParseDuration(a.SessionIdle) // validated at load
-	if a.SessionHour != nil {
-		fresh.Hour = *a.SessionHour
-	}
 	return prompt.Agent{
-		Freshness:   fresh,
+		Freshness:   prompt.Freshness{Kind: a.Session, Idle: time.Duration(a.SessionIdle), Hour: a.SessionHour},
 		Name:        a.Name,
 		Bot:         bot,
 		System:      prompt.SystemParts{ProviderNotes: a.ProviderNotes, Roles: a.RolePrompts, Instructions: a.Instructions},
