@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +17,8 @@ const defaultPrivate = access.Pairing
 
 // accessConfig is the access section, under defaults in mynah.yaml or in an agent's front
 // matter. An agent inherits each key it leaves unset from defaults; a list set to [] in
-// the agent clears the inherited one.
+// the agent clears the inherited one, and rate_limit and per_group replace the inherited
+// ones whole.
 type accessConfig struct {
 	Private   string           `yaml:"private"` // open, allowlist or pairing (default)
 	Allow     []string         `yaml:"allow"`   // user ids or "@usernames"
@@ -32,34 +35,8 @@ type groupsConfig struct {
 }
 
 type rateLimitConfig struct {
-	Messages int    `yaml:"messages"` // 0 turns the limit off
-	Per      string `yaml:"per"`      // a duration, e.g. 1h
-}
-
-// inheritAccess fills what a leaves unset from d.
-func inheritAccess(a *accessConfig, d accessConfig) {
-	if a.Private == "" {
-		a.Private = d.Private
-	}
-	inheritList(&a.Allow, d.Allow)
-	inheritList(&a.Block, d.Block)
-	inheritList(&a.Admins, d.Admins)
-	inheritList(&a.Groups.Allow, d.Groups.Allow)
-	if a.Groups.Trigger == "" {
-		a.Groups.Trigger = d.Groups.Trigger
-	}
-	if a.Groups.PerGroup == nil {
-		a.Groups.PerGroup = d.Groups.PerGroup
-	}
-	if a.RateLimit == nil {
-		a.RateLimit = d.RateLimit
-	}
-}
-
-func inheritList(a *[]string, d []string) {
-	if *a == nil {
-		*a = d
-	}
+	Messages int      `yaml:"messages"` // 0 turns the limit off
+	Per      duration `yaml:"per"`      // e.g. 1h
 }
 
 // accessEnv are the environment's overrides of every agent's access settings.
@@ -136,7 +113,7 @@ func accessPolicy(file, prefix string, c accessConfig) (access.Policy, error) {
 			return p, bad("groups.trigger", err)
 		}
 	}
-	for _, k := range sortedKeys(c.Groups.PerGroup) {
+	for _, k := range slices.Sorted(maps.Keys(c.Groups.PerGroup)) {
 		id, err := parseChatID(k)
 		if err != nil {
 			return p, bad("groups.per_group", err)
@@ -154,11 +131,10 @@ func accessPolicy(file, prefix string, c accessConfig) (access.Policy, error) {
 		if r.Messages < 0 {
 			return p, bad("rate_limit.messages", fmt.Errorf("%d is negative (0 turns the limit off)", r.Messages))
 		}
-		d, err := time.ParseDuration(r.Per)
-		if err != nil || d < time.Second {
+		if time.Duration(r.Per) < time.Second {
 			return p, bad("rate_limit.per", fmt.Errorf("%q is not a duration of at least 1s, like 1h or 10m", r.Per))
 		}
-		p.Limit = access.RateLimit{Messages: r.Messages, Per: d}
+		p.Limit = access.RateLimit{Messages: r.Messages, Per: time.Duration(r.Per)}
 	}
 	return p, nil
 }

@@ -7,13 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
-)
-
-// Defaults for agent settings left unset in both mynah.yaml and the agent file.
-const (
-	defaultContextTokens = 32000
-	defaultReplyTokens   = 1024
 )
 
 var (
@@ -21,8 +14,8 @@ var (
 	tokenShape = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]{35}$`)
 )
 
-// loadAgents reads every agents/<Name>.md of cfg.Dir.
-func loadAgents(cfg *config, defaults agentSettings, getenv func(string) string, opts loadOptions) ([]agentConfig, error) {
+// loadAgents reads every agents/<Name>.md of cfg.Dir, each over defaults.
+func loadAgents(cfg *config, defaults agentSettings, opts loadOptions) ([]agentConfig, error) {
 	dir := filepath.Join(cfg.Dir, "agents")
 	files, err := filepath.Glob(filepath.Join(dir, "*.md"))
 	if err != nil {
@@ -34,7 +27,7 @@ func loadAgents(cfg *config, defaults agentSettings, getenv func(string) string,
 	var agents []agentConfig
 	tokens := map[string]string{}
 	for _, file := range files {
-		a, err := loadAgent(cfg, file, defaults, getenv, opts)
+		a, err := loadAgent(cfg, file, defaults, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +40,9 @@ func loadAgents(cfg *config, defaults agentSettings, getenv func(string) string,
 	return agents, nil
 }
 
-func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(string) string, opts loadOptions) (agentConfig, error) {
+// loadAgent reads the agent of file: its front matter decoded over a copy of defaults,
+// and its instructions.
+func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOptions) (agentConfig, error) {
 	a := agentConfig{Name: strings.TrimSuffix(filepath.Base(file), ".md"), File: file}
 	if !agentName.MatchString(a.Name) {
 		return a, &configError{File: file, Msg: "agent file names must be letters, digits, _ or - (the name is the agent's name)"}
@@ -61,14 +56,22 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 		return a, &configError{File: file, Msg: err.Error()}
 	}
 	// The leading newline stands for the opening "---", so YAML line numbers match the file.
-	if err := decodeYAML(file, fileBytes{data: append([]byte("\n"), front...)}, getenv, &a.agentFront); err != nil {
+	root, err := parseYAML(file, fileBytes{data: append([]byte("\n"), front...)}, cfg.getenv, &agentFront{})
+	if err != nil {
 		return a, err
+	}
+	a.agentSettings = defaults
+	if root != nil {
+		dropUnset(root)
+		a.replaceWhole(root)
+		if err := decodeNode(file, root, &a.agentFront); err != nil {
+			return a, err
+		}
 	}
 	a.Instructions = strings.TrimSpace(string(body))
-	if _, err := accessPolicy(file, "access", a.Access); err != nil {
+	if err := a.validate(file, ""); err != nil {
 		return a, err
 	}
-	inherit(&a.agentSettings, defaults)
 	cfg.accessEnv.apply(&a.Access)
 	if a.Policy, err = accessPolicy(file, "access", a.Access); err != nil {
 		return a, err
@@ -88,17 +91,8 @@ func loadAgent(cfg *config, file string, defaults agentSettings, getenv func(str
 	if a.ContextTokens <= a.ReplyTokens {
 		return a, &configError{file, "context_tokens", fmt.Sprintf("%d leaves no room for history after reply_tokens %d", a.ContextTokens, a.ReplyTokens)}
 	}
-	if err := validateSummaries(&a); err != nil {
+	if a.Location, err = a.location(file, ""); err != nil {
 		return a, err
-	}
-	if err := validateSearch(&a); err != nil {
-		return a, err
-	}
-	if err := validatePrompt(&a); err != nil {
-		return a, err
-	}
-	if a.Location, err = time.LoadLocation(firstNonEmpty(a.Timezone, "UTC")); err != nil {
-		return a, &configError{file, "timezone", fmt.Sprintf("unknown time zone %q", a.Timezone)}
 	}
 	for _, role := range a.Roles {
 		text, err := readPrompt(cfg.Dir, a.Name, role)
@@ -120,174 +114,15 @@ func resolveModel(cfg *config, a *agentConfig, opts loadOptions) error {
 	if !ok || provider == "" || model == "" {
 		return &configError{a.File, "model", fmt.Sprintf("%q must be provider/model, e.g. openai/gpt-4o-mini", a.Model)}
 	}
-	p, ok := cfg.Providers[provider]
-	if !ok {
-		if !knownKinds[provider] {
-			return &configError{a.File, "model", fmt.Sprintf("unknown provider %q: add it under providers in mynah.yaml (known kinds: openai, anthropic, gemini)", provider)}
-		}
-		p = providerConfig{Kind: provider}
+	p, k, err := cfg.lookupProvider(a.File, "model", provider)
+	if err != nil {
+		return err
 	}
-	a.ProviderName, a.ModelID = provider, model
-	a.Provider = withProviderEnv(p, cfg.getenv)
-	// Only OpenAI-compatible local servers (Ollama, llama.cpp) work without a key.
-	if a.Provider.APIKey == "" && (a.Provider.Kind != "openai" || a.Provider.BaseURL == "") && !opts.NoKeys {
-		return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, keyVar[a.Provider.Kind])}
+	a.ProviderName, a.ModelID, a.Provider = provider, model, p
+	if k.missingKey(p) && !opts.NoKeys {
+		return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, k.KeyVar)}
 	}
 	return nil
-}
-
-// keyVar and baseVar are the variables each provider's SDK reads.
-var (
-	keyVar  = map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
-	baseVar = map[string]string{"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
-)
-
-// withProviderEnv fills an unset key and base URL from the SDK's own variables.
-func withProviderEnv(p providerConfig, getenv func(string) string) providerConfig {
-	if p.APIKey == "" {
-		p.APIKey = secret(getenv(keyVar[p.Kind]))
-	}
-	if p.BaseURL == "" {
-		p.BaseURL = getenv(baseVar[p.Kind])
-	}
-	return p
-}
-
-func inherit(a *agentSettings, d agentSettings) {
-	if a.Model == "" {
-		a.Model = d.Model
-	}
-	if a.ContextTokens == 0 {
-		a.ContextTokens = firstPositive(d.ContextTokens, defaultContextTokens)
-	}
-	if a.ReplyTokens == 0 {
-		a.ReplyTokens = firstPositive(d.ReplyTokens, defaultReplyTokens)
-	}
-	if a.HistoryMessages == 0 {
-		a.HistoryMessages = firstPositive(d.HistoryMessages, 500)
-	}
-	if a.Timezone == "" {
-		a.Timezone = d.Timezone
-	}
-	if a.History == "" {
-		a.History = firstNonEmpty(d.History, "full")
-	}
-	if a.HistoryWindow == 0 {
-		a.HistoryWindow = firstPositive(d.HistoryWindow, 50)
-	}
-	if a.Format == "" {
-		a.Format = firstNonEmpty(d.Format, "structured")
-	}
-	if a.Shares == nil {
-		a.Shares = d.Shares
-	}
-	if a.Stream == nil {
-		a.Stream = d.Stream
-	}
-	if a.Stream == nil {
-		on := true
-		a.Stream = &on
-	}
-	if a.Debounce == "" {
-		a.Debounce = firstNonEmpty(d.Debounce, "0s")
-	}
-	if a.Session == "" {
-		a.Session = firstNonEmpty(d.Session, "never")
-	}
-	if a.SessionIdle == "" {
-		a.SessionIdle = firstNonEmpty(d.SessionIdle, "4h")
-	}
-	if a.SessionHour == nil {
-		a.SessionHour = d.SessionHour
-	}
-	if a.Stickers == nil {
-		a.Stickers = d.Stickers
-	}
-	if a.TypingDelay == nil {
-		a.TypingDelay = d.TypingDelay
-	}
-	if a.TypingDelay == nil {
-		off := false
-		a.TypingDelay = &off
-	}
-	if a.TaskRetries == 0 {
-		a.TaskRetries = firstPositive(d.TaskRetries, 10)
-	}
-	if a.TaskRetryDelay == "" {
-		a.TaskRetryDelay = firstNonEmpty(d.TaskRetryDelay, "10s")
-	}
-	if a.ToolRounds == 0 {
-		a.ToolRounds = firstPositive(d.ToolRounds, 4)
-	}
-	if a.Embeddings == "" {
-		a.Embeddings = d.Embeddings
-	}
-	inheritAccess(&a.Access, d.Access)
-	inheritSummaries(&a.Summaries, d.Summaries)
-	inheritSearch(&a.Search, d.Search)
-}
-
-// validatePrompt checks the prompt settings of an agent.
-func validatePrompt(a *agentConfig) error {
-	switch a.History {
-	case "full", "delta", "window":
-	default:
-		return &configError{a.File, "history", fmt.Sprintf("%q is not full, delta or window", a.History)}
-	}
-	switch a.Format {
-	case "structured", "compact":
-	default:
-		return &configError{a.File, "format", fmt.Sprintf("%q is not structured or compact", a.Format)}
-	}
-	if d, err := time.ParseDuration(a.TaskRetryDelay); err != nil || d < 100*time.Millisecond || d > time.Hour {
-		return &configError{a.File, "task_retry_delay", fmt.Sprintf("%q is not a duration between 100ms and 1h, like 10s", a.TaskRetryDelay)}
-	}
-	if a.TaskRetries < 1 || a.TaskRetries > 1000 {
-		return &configError{a.File, "task_retries", fmt.Sprintf("%d is not between 1 and 1000", a.TaskRetries)}
-	}
-	if a.ToolRounds < 1 || a.ToolRounds > 32 {
-		return &configError{a.File, "tool_rounds", fmt.Sprintf("%d is not between 1 and 32", a.ToolRounds)}
-	}
-	for i, set := range a.Stickers {
-		if strings.TrimSpace(set) == "" {
-			return &configError{a.File, fmt.Sprintf("stickers[%d]", i), "a sticker set name is empty"}
-		}
-	}
-	if d, err := time.ParseDuration(a.Debounce); err != nil || d < 0 || d > time.Minute {
-		return &configError{a.File, "debounce", fmt.Sprintf("%q is not a duration between 0s and 1m, like 1.5s", a.Debounce)}
-	}
-	switch a.Session {
-	case "never", "daily":
-	case "idle":
-		if d, err := time.ParseDuration(a.SessionIdle); err != nil || d < time.Minute {
-			return &configError{a.File, "session_idle", fmt.Sprintf("%q is not a duration of at least 1m, like 30m or 4h", a.SessionIdle)}
-		}
-	default:
-		return &configError{a.File, "session", fmt.Sprintf("%q is not never, idle or daily", a.Session)}
-	}
-	if h := a.SessionHour; h != nil && (*h < 0 || *h > 23) {
-		return &configError{a.File, "session_hour", fmt.Sprintf("%d is not an hour between 0 and 23", *h)}
-	}
-	if s := a.Shares; s != nil {
-		for name, v := range map[string]float64{"tools": s.Tools, "memory": s.Memory, "summaries": s.Summaries, "recall": s.Recall} {
-			if v < 0 || v > 1 {
-				return &configError{a.File, "shares." + name, fmt.Sprintf("%v is not a fraction between 0 and 1", v)}
-			}
-		}
-		if sum := s.Tools + s.Memory + s.Summaries + s.Recall; sum > 0.9 {
-			return &configError{a.File, "shares", fmt.Sprintf("the layers take %.0f%% of the budget; leave at least 10%% for history", sum*100)}
-		}
-	}
-	return nil
-}
-
-func firstPositive(vs ...int) int {
-	for _, v := range vs {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
 }
 
 // readPrompt returns the role prompt, preferring agents/<Name>/prompts/<Role>.md.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 
@@ -21,12 +22,8 @@ func checkCommand() *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "config %s is valid; data in %s; telegram %s (%s)\n", cfg.Dir, cfg.DataDir, cfg.Telegram.Mode, cfg.Telegram.APIURL)
 			for _, a := range cfg.Agents {
-				base := a.Provider.BaseURL
-				if base == "" {
-					base = "default endpoint"
-				}
 				fmt.Fprintf(out, "agent %s: model %s (%s), roles %v, budget %d tokens, history cap %d\n",
-					a.Name, a.Model, base, a.Roles, a.ContextTokens-a.ReplyTokens, a.HistoryMessages)
+					a.Name, a.Model, cmp.Or(a.Provider.BaseURL, "default endpoint"), a.Roles, a.ContextTokens-a.ReplyTokens, a.HistoryMessages)
 			}
 			return nil
 		},

@@ -2,45 +2,45 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"text/template"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mynah-ai/mynah/internal/prompt"
 )
 
 //go:embed templates/*.tmpl
 var templates embed.FS
 
-// defaultModels are what `mynah init --provider X` configures without --model.
-var defaultModels = map[string]string{
-	"openai":    "gpt-4o-mini",
-	"anthropic": "claude-haiku-4-5",
-	"gemini":    "gemini-2.5-flash",
-}
-
 func initCommand() *cobra.Command {
 	var provider, model, name, owner string
+	var keyVars []string
+	for _, k := range providerKinds {
+		keyVars = append(keyVars, k.KeyVar)
+	}
 	cmd := &cobra.Command{
 		Use:   "init DIR",
 		Short: "Write a working configuration directory",
 		Long: `Write mynah.yaml, agents/<Name>.md and prompts/Friendly.md into DIR.
-The bot token comes from TELEGRAM_BOT_TOKEN, provider keys from OPENAI_API_KEY,
-ANTHROPIC_API_KEY or GEMINI_API_KEY.`,
+The bot token comes from TELEGRAM_BOT_TOKEN, provider keys from ` + orList(keyVars) + ".",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if defaultModels[provider] == "" {
-				return usageError{fmt.Errorf("--provider %q: want openai, anthropic or gemini", provider)}
+			kind, ok := kindOf(provider)
+			if !ok {
+				return usageError{fmt.Errorf("--provider %q: want %s", provider, orList(kindNames(anyKind)))}
 			}
 			if !agentName.MatchString(name) {
 				return usageError{fmt.Errorf("--name %q: use letters, digits, _ or -", name)}
 			}
-			if model == "" {
-				model = defaultModels[provider]
-			}
+			model = cmp.Or(model, kind.Model)
 			if id, err := strconv.ParseInt(owner, 10, 64); owner != "" && (err != nil || id <= 0) {
 				return usageError{fmt.Errorf("--owner %q: want your numeric Telegram user id (@userinfobot tells it)", owner)}
 			}
@@ -54,11 +54,11 @@ Next:
   mynah play --config %[1]s      # try the agent in this terminal
   mynah serve --config %[1]s     # run it on Telegram
 Strangers who write to the bot get a pairing code: mynah pair approve CODE lets them in.
-`, args[0], name, keyVar[provider])
+`, args[0], name, kind.KeyVar)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&provider, "provider", "openai", "model provider: openai, anthropic or gemini")
+	cmd.Flags().StringVar(&provider, "provider", providerKinds[0].Name, "model provider: "+orList(kindNames(anyKind)))
 	cmd.Flags().StringVar(&model, "model", "", "model name (default depends on the provider)")
 	cmd.Flags().StringVar(&name, "name", "Mynah", "the agent's name")
 	cmd.Flags().StringVar(&owner, "owner", "", "your Telegram user id: allowed in private chats and admin (access.allow, access.admins)")
@@ -69,6 +69,16 @@ type initData struct {
 	Name  string
 	Model string
 	Owner string // a user id or empty
+}
+
+// templateData is what the templates see: mynah.yaml spells out mynah's own defaults
+// and lists every provider kind.
+type templateData struct {
+	initData
+	Providers []providerKind
+	Kinds     string
+	Defaults  agentSettings
+	Shares    prompt.Shares
 }
 
 // writeConfig writes the starter files, refusing to overwrite any that exist.
@@ -83,10 +93,11 @@ func writeConfig(dir string, d initData) error {
 			return fmt.Errorf("%s already exists; not overwriting", filepath.Join(dir, rel))
 		}
 	}
-	for _, rel := range sortedKeys(files) {
+	data := templateData{initData: d, Providers: providerKinds, Kinds: orList(kindNames(anyKind)), Defaults: defaultSettings(), Shares: prompt.DefaultShares()}
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		var buf bytes.Buffer
 		tmpl := template.Must(template.ParseFS(templates, files[rel]))
-		if err := tmpl.Execute(&buf, d); err != nil {
+		if err := tmpl.Execute(&buf, data); err != nil {
 			return err
 		}
 		path := filepath.Join(dir, rel)

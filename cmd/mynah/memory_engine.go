@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah/internal/llm"
-	"github.com/mynah-ai/mynah/internal/llm/gemini"
-	"github.com/mynah-ai/mynah/internal/llm/openai"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/tokens"
@@ -37,17 +35,17 @@ func agentMemory(cfg *config, a agentConfig, db *sqlite.DB, model llm.Model, onl
 		Summaries: memory.SummaryConfig{
 			ModelName:   a.Model,
 			ModelID:     a.ModelID,
-			Rolling:     *s.Rolling,
+			Rolling:     s.Rolling,
 			MinMessages: s.MinMessages,
 			MinTokens:   s.MinTokens,
 			InputTokens: s.InputTokens,
 			ReplyTokens: a.ReplyTokens,
-			Week:        memory.Period{Every: mustDuration(s.WeekEvery), Span: 7 * 24 * time.Hour},
-			Month:       memory.Period{Every: mustDuration(s.MonthEvery), Span: 30 * 24 * time.Hour},
-			Poll:        mustDuration(s.CheckEvery),
+			Week:        memory.Period{Every: time.Duration(s.WeekEvery), Span: 7 * 24 * time.Hour},
+			Month:       memory.Period{Every: time.Duration(s.MonthEvery), Span: 30 * 24 * time.Hour},
+			Poll:        time.Duration(s.CheckEvery),
 			Count:       tokens.Cached(tokens.For(a.Provider.Kind, a.ModelID), 4096).Count,
 		},
-		Flush:    *s.Flush,
+		Flush:    s.Flush,
 		Location: a.Location,
 		Logger:   log,
 	}, db, model, emb), err
@@ -60,17 +58,7 @@ func agentEmbedder(cfg *config, a agentConfig, hc *http.Client) (llm.Embedder, s
 	if err != nil || !ok {
 		return nil, "", err
 	}
-	var emb llm.Embedder
-	switch p.Kind {
-	case "openai":
-		key := string(p.APIKey)
-		if key == "" {
-			key = "unused" // local OpenAI-compatible servers take no key; the SDK wants one
-		}
-		emb, err = openai.New(openai.Config{APIKey: key, BaseURL: p.BaseURL, HTTPClient: hc})
-	case "gemini":
-		emb, err = gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc})
-	}
+	emb, err := newEmbedder(p, hc)
 	if err != nil {
 		return nil, "", fmt.Errorf("agent %s: embeddings: %w", a.Name, err)
 	}

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
+	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/telegram"
 )
 
@@ -83,4 +85,40 @@ func adminScopes(p access.Policy) []telegram.CommandScope {
 		}
 	}
 	return scopes
+}
+
+// commandMenu is the menu everybody sees (setMyCommands, default scope).
+func commandMenu() []telegram.Command { return menuOf(false) }
+
+// adminMenu is what the agent's admins see in their private chats and in the allowed
+// groups (registerMenus): everybody's menu and the admin commands.
+func adminMenu() []telegram.Command { return append(commandMenu(), menuOf(true)...) }
+
+// menuOf lists the commands of ingest's table that are admin commands or not, as admin
+// says.
+func menuOf(admin bool) []telegram.Command {
+	var menu []telegram.Command
+	for _, c := range ingest.Commands() {
+		if c.Admin == admin {
+			menu = append(menu, telegram.Command{Name: c.Name, Description: c.Description})
+		}
+	}
+	return menu
+}
+
+// defaultHelp is the reply to /help of an agent whose file sets none: the help lines of
+// the commands, the one about /help itself last.
+func defaultHelp(name string) string {
+	var lines []string
+	var self string
+	for _, c := range ingest.Commands() {
+		switch {
+		case c.Name == "help":
+			self = c.Help
+		case c.Help != "":
+			lines = append(lines, c.Help)
+		}
+	}
+	return "I'm " + name + ". Write to me and I'll answer; in groups, mention me, reply to my messages or call me by name.\n\n" +
+		strings.Join(append(lines, self), "\n")
 }

@@ -79,3 +79,15 @@ func commandNames(cmds []telegram.Command) []string {
 	}
 	return out
 }
+
+// TestDefaultHelp: the default /help lists the everyday commands of ingest's table, the
+// line about /help last.
+func TestDefaultHelp(t *testing.T) {
+	got := defaultHelp("Mynah")
+	want := "I'm Mynah. Write to me and I'll answer; in groups, mention me, reply to my messages or call me by name.\n\n" +
+		"/reset (or /new) starts a new conversation: I keep the old messages but stop looking at them.\n" +
+		"/memories shows what I remember about you; /forget N (or /forget all) makes me forget it.\n/help shows this message."
+	if got != want {
+		t.Errorf("defaultHelp:\n%s\nwant:\n%s", got, want)
+	}
+}

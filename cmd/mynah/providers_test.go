@@ -74,3 +74,53 @@ func TestProviderWireShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestProviderTable: every kind of the table works without a providers entry, takes its
+// key and base URL from its SDK's variables, is refused without a key naming the
+// variable, builds its adapter, and has embeddings exactly when the table says so.
+func TestProviderTable(t *testing.T) {
+	for _, k := range providerKinds {
+		t.Run(k.Name, func(t *testing.T) {
+			files := map[string]string{
+				"mynah.yaml":      "",
+				"agents/Mynah.md": agentFile("model: " + k.Name + "/some-model\n"),
+			}
+			cfg, err := testConfig(t, files, map[string]string{k.KeyVar: "sk-" + k.Name, k.BaseVar: "http://127.0.0.1:1/" + k.Name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := cfg.Agents[0]
+			if a.Provider.Kind != k.Name || a.Provider.APIKey != secret("sk-"+k.Name) || a.Provider.BaseURL != "http://127.0.0.1:1/"+k.Name || a.ModelID != "some-model" {
+				t.Errorf("provider = %#v, model %q", a.Provider, a.ModelID)
+			}
+			if m, err := newAdapter(a.Provider, a.ReplyTokens, nil); err != nil || m == nil {
+				t.Errorf("newAdapter: %v", err)
+			}
+			if _, err := testConfig(t, files, nil); err == nil || !strings.Contains(err.Error(), "set "+k.KeyVar) {
+				t.Errorf("without a key: %v, want an error naming %s", err, k.KeyVar)
+			}
+			files["agents/Mynah.md"] = agentFile("model: " + k.Name + "/some-model\nembeddings: " + k.Name + "/some-embedder\n")
+			_, err = testConfig(t, files, map[string]string{k.KeyVar: "sk-" + k.Name})
+			if embeds := k.NewEmbedder != nil; embeds != (err == nil) {
+				t.Errorf("embeddings: %v, want an embeddings API: %v", err, embeds)
+			}
+			if e, err := newEmbedder(a.Provider, nil); (err == nil && e != nil) != (k.NewEmbedder != nil) {
+				t.Errorf("newEmbedder: %v", err)
+			}
+		})
+	}
+	if _, err := newAdapter(providerConfig{Kind: "llama"}, 100, nil); err == nil {
+		t.Error("newAdapter built a provider kind that is not in the table")
+	}
+}
+
+// TestOpenAIWithoutKeyOnALocalServer: a keyless kind needs no key once it has a base URL.
+func TestOpenAIWithoutKeyOnALocalServer(t *testing.T) {
+	_, err := testConfig(t, map[string]string{
+		"mynah.yaml":      "providers:\n  ollama: {kind: openai, base_url: http://localhost:11434/v1}\n",
+		"agents/Mynah.md": agentFile("model: ollama/llama3.2\n"),
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+}

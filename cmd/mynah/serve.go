@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -201,15 +203,15 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		ModelName:      a.Model,
 		ModelID:        a.ModelID,
 		ReplyTokens:    a.ReplyTokens,
-		Stream:         *a.Stream,
-		Apology:        firstNonEmpty(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
+		Stream:         a.Stream,
+		Apology:        cmp.Or(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
 		Prompt:         newAssembler(a, me, db, mem, bot.Members),
 		Tools:          tools,
 		ToolRounds:     a.ToolRounds,
 		StickerSets:    a.Stickers,
-		TypingDelay:    *a.TypingDelay,
+		TypingDelay:    a.TypingDelay,
 		TaskRetries:    a.TaskRetries,
-		TaskRetryDelay: mustDuration(a.TaskRetryDelay),
+		TaskRetryDelay: time.Duration(a.TaskRetryDelay),
 	}, db, bot, lane.Options{
 		Format:   tghtml.Pieces,
 		Grace:    cfg.Shutdown,
@@ -226,11 +228,11 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Bot:      me,
 		Names:    a.Names,
 		Model:    a.Model,
-		Debounce: mustDuration(a.Debounce),
+		Debounce: time.Duration(a.Debounce),
 		Texts: ingest.Texts{
-			Start: firstNonEmpty(a.Greeting, "Hi! I'm "+a.Name+". Write to me and I'll answer."),
-			Help:  firstNonEmpty(a.Help, defaultHelp(a.Name)),
-			Reset: firstNonEmpty(a.ResetText, "Started a new conversation. I keep our earlier messages stored, but I won't look at them from now on."),
+			Start: cmp.Or(a.Greeting, "Hi! I'm "+a.Name+". Write to me and I'll answer."),
+			Help:  cmp.Or(a.Help, defaultHelp(a.Name)),
+			Reset: cmp.Or(a.ResetText, "Started a new conversation. I keep our earlier messages stored, but I won't look at them from now on."),
 		},
 	}, db, ingest.Options{
 		Queued:  func(_ mynah.ChatID) { rt.Wake() },
@@ -253,7 +255,7 @@ func startWebhook(ctx context.Context, cfg *config, procs []*agentProcess, log *
 	for _, p := range procs {
 		path := w.Path + "/" + p.cfg.Name
 		mux.Handle("POST "+path, p.bot.WebhookHandler(w.Secret, p.ingest.Handle))
-		url := trimSlash(w.PublicURL) + path
+		url := strings.TrimRight(w.PublicURL, "/") + path
 		if err := p.bot.SetWebhook(ctx, url, w.Secret); err != nil {
 			return nil, fmt.Errorf("agent %s: setWebhook %s: %w", p.cfg.Name, url, err)
 		}
@@ -270,19 +272,6 @@ func startWebhook(ctx context.Context, cfg *config, procs []*agentProcess, log *
 	}()
 	log.Info("webhook listening", "addr", ln.Addr().String(), "path", w.Path)
 	return srv, nil
-}
-
-func trimSlash(s string) string {
-	for len(s) > 0 && s[len(s)-1] == '/' {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// mustDuration parses a duration the configuration already validated.
-func mustDuration(s string) time.Duration {
-	d, _ := time.ParseDuration(s)
-	return d
 }
 
 // serveMetrics serves m's /metrics on addr until the returned stop is called.

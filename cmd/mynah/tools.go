@@ -7,46 +7,39 @@ import (
 	"github.com/mynah-ai/mynah/internal/memory"
 )
 
-// searchConfig tunes memory search; unset keys keep the defaults measured on LoCoMo.
+// searchConfig tunes memory search; the defaults are what measured best on LoCoMo.
 type searchConfig struct {
-	RecencyWeight   *float64 `yaml:"recency_weight"`    // favour recent messages: 0 (default) to 1
-	RecencyHalfLife string   `yaml:"recency_half_life"` // how fast that favour fades, e.g. 720h
-	NeighbourWeight *float64 `yaml:"neighbour_weight"`  // share of a neighbouring turn's score a message gets (0.3)
+	RecencyWeight   float64  `yaml:"recency_weight"`    // favour recent messages: 0 to 1
+	RecencyHalfLife duration `yaml:"recency_half_life"` // how fast that favour fades, e.g. 720h
+	NeighbourWeight float64  `yaml:"neighbour_weight"`  // share of a neighbouring turn's score a message gets
 }
 
-func inheritSearch(a *searchConfig, d searchConfig) {
-	if a.RecencyWeight == nil {
-		a.RecencyWeight = d.RecencyWeight
-	}
-	if a.RecencyHalfLife == "" {
-		a.RecencyHalfLife = firstNonEmpty(d.RecencyHalfLife, "720h")
-	}
-	if a.NeighbourWeight == nil {
-		a.NeighbourWeight = d.NeighbourWeight
-	}
+// defaultSearch are mynah's own search settings: memory's default ranking.
+func defaultSearch() searchConfig {
+	o := memory.DefaultOptions()
+	return searchConfig{RecencyWeight: o.Recency.Weight, RecencyHalfLife: duration(720 * time.Hour), NeighbourWeight: o.NeighbourWeight}
 }
 
-func validateSearch(a *agentConfig) error {
-	s := a.Search
-	for key, w := range map[string]*float64{"search.recency_weight": s.RecencyWeight, "search.neighbour_weight": s.NeighbourWeight} {
-		if w != nil && (*w < 0 || *w > 1) {
-			return &configError{a.File, key, fmt.Sprintf("%v is not between 0 and 1", *w)}
+// validate checks the search settings of file, their keys under prefix.
+func (s searchConfig) validate(file, prefix string) error {
+	for _, w := range []struct {
+		key string
+		v   float64
+	}{{"recency_weight", s.RecencyWeight}, {"neighbour_weight", s.NeighbourWeight}} {
+		if w.v < 0 || w.v > 1 {
+			return &configError{file, prefix + w.key, fmt.Sprintf("%v is not between 0 and 1", w.v)}
 		}
 	}
-	if d, err := time.ParseDuration(s.RecencyHalfLife); err != nil || d < time.Hour {
-		return &configError{a.File, "search.recency_half_life", fmt.Sprintf("%q is not a duration of at least 1h, like 720h", s.RecencyHalfLife)}
+	if time.Duration(s.RecencyHalfLife) < time.Hour {
+		return &configError{file, prefix + "recency_half_life", fmt.Sprintf("%q is not a duration of at least 1h, like 720h", s.RecencyHalfLife)}
 	}
 	return nil
 }
 
-// searchOptions are the default ranking with s's keys applied.
+// searchOptions are the default ranking with s applied.
 func searchOptions(s searchConfig) memory.Options {
 	o := memory.DefaultOptions()
-	if s.RecencyWeight != nil {
-		o.Recency = memory.Recency{Weight: *s.RecencyWeight, HalfLife: mustDuration(s.RecencyHalfLife)}
-	}
-	if s.NeighbourWeight != nil {
-		o.NeighbourWeight = *s.NeighbourWeight
-	}
+	o.Recency = memory.Recency{Weight: s.RecencyWeight, HalfLife: time.Duration(s.RecencyHalfLife)}
+	o.NeighbourWeight = s.NeighbourWeight
 	return o
 }

@@ -15,19 +15,16 @@ func embeddingsOf(cfg *config, a *agentConfig, opts loadOptions) (p providerConf
 	if !found || name == "" || model == "" {
 		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("%q must be provider/model, e.g. openai/text-embedding-3-small", a.Embeddings)}
 	}
-	p, found = cfg.Providers[name]
-	if !found {
-		if !knownKinds[name] {
-			return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("unknown provider %q: add it under providers in mynah.yaml", name)}
-		}
-		p = providerConfig{Kind: name}
+	p, k, err := cfg.lookupProvider(a.File, "embeddings", name)
+	if err != nil {
+		return p, "", false, err
 	}
-	if p.Kind != "openai" && p.Kind != "gemini" {
-		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q (%s) has no embeddings API: use an openai, openai-compatible or gemini provider, or leave embeddings empty for keyword search", name, p.Kind)}
+	if k.NewEmbedder == nil {
+		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q (%s) has no embeddings API: use a provider of kind %s (or an OpenAI-compatible server), or leave embeddings empty for keyword search",
+			name, p.Kind, orList(kindNames(embeds)))}
 	}
-	p = withProviderEnv(p, cfg.getenv)
-	if p.APIKey == "" && (p.Kind != "openai" || p.BaseURL == "") && !opts.NoKeys {
-		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q has no API key: set %s", name, keyVar[p.Kind])}
+	if k.missingKey(p) && !opts.NoKeys {
+		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q has no API key: set %s", name, k.KeyVar)}
 	}
 	return p, model, true, nil
 }

@@ -2,55 +2,16 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"time"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/llm"
-	"github.com/mynah-ai/mynah/internal/llm/anthropic"
-	"github.com/mynah-ai/mynah/internal/llm/gemini"
-	"github.com/mynah-ai/mynah/internal/llm/openai"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/tokens"
 )
-
-// newModel builds the provider adapter for an agent, with retries on 408/429/5xx.
-func newModel(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
-	m, err := newAdapter(p, replyTokens, hc)
-	if err != nil {
-		return nil, err
-	}
-	return llm.WithRetry(m, llm.RetryPolicy{}), nil
-}
-
-// newAdapter builds the bare provider adapter, without retries.
-func newAdapter(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
-	var m llm.Model
-	var err error
-	switch p.Kind {
-	case "openai":
-		key := string(p.APIKey)
-		if key == "" {
-			key = "unused" // local OpenAI-compatible servers (Ollama, llama.cpp) take no key; the SDK wants one
-		}
-		m, err = openai.New(openai.Config{APIKey: key, BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
-	case "anthropic":
-		m, err = anthropic.New(anthropic.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
-	case "gemini":
-		m, err = gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
-	default:
-		return nil, fmt.Errorf("unknown provider kind %q", p.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
 
 // newLogger builds the process logger from the log settings.
 func newLogger(c logConfig, w *os.File) *slog.Logger {
@@ -61,34 +22,6 @@ func newLogger(c logConfig, w *os.File) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
-}
-
-// commandMenu is the menu everybody sees (setMyCommands, default scope).
-func commandMenu() []telegram.Command {
-	return []telegram.Command{
-		{Name: "start", Description: "Say hello"},
-		{Name: "help", Description: "What I can do"},
-		{Name: "reset", Description: "Start a new conversation"},
-		{Name: "new", Description: "Start a new conversation"},
-		{Name: "memories", Description: "What I remember about you"},
-		{Name: "forget", Description: "Forget something I remember about you"},
-	}
-}
-
-// adminMenu is what the agent's admins see in their private chats and in the allowed
-// groups (registerMenus): everybody's menu and the admin commands.
-func adminMenu() []telegram.Command {
-	return append(commandMenu(),
-		telegram.Command{Name: "status", Description: "How I'm doing (admins)"},
-		telegram.Command{Name: "stop", Description: "Stop answering in this chat (admins)"},
-		telegram.Command{Name: "activation", Description: "When I answer here: mention or always (admins)"},
-	)
-}
-
-func defaultHelp(name string) string {
-	return "I'm " + name + ". Write to me and I'll answer; in groups, mention me, reply to my messages or call me by name.\n\n" +
-		"/reset (or /new) starts a new conversation: I keep the old messages but stop looking at them.\n" +
-		"/memories shows what I remember about you; /forget N (or /forget all) makes me forget it.\n/help shows this message."
 }
 
 // httpClient is shared by the adapters of one process; requests are values, the client is
@@ -105,13 +38,8 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 	if s := a.Shares; s != nil {
 		shares = prompt.Shares{Tools: s.Tools, Memory: s.Memory, Summaries: s.Summaries, Recall: s.Recall}
 	}
-	fresh := prompt.Freshness{Kind: a.Session, Hour: 4}
-	fresh.Idle, _ = time.ParseDuration(a.SessionIdle) // validated at load
-	if a.SessionHour != nil {
-		fresh.Hour = *a.SessionHour
-	}
 	return prompt.Agent{
-		Freshness:   fresh,
+		Freshness:   prompt.Freshness{Kind: a.Session, Idle: time.Duration(a.SessionIdle), Hour: a.SessionHour},
 		Name:        a.Name,
 		Bot:         bot,
 		System:      prompt.SystemParts{ProviderNotes: a.ProviderNotes, Roles: a.RolePrompts, Instructions: a.Instructions},

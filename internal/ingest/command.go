@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,11 +12,34 @@ import (
 	"github.com/mynah-ai/mynah/internal/access"
 )
 
-// handled are the commands ingest answers itself; other commands are ordinary text.
-var handled = map[string]bool{
-	"start": true, "help": true, "reset": true, "new": true,
-	"status": true, "stop": true, "activation": true,
-	"memories": true, "forget": true,
+// Command is a bot command ingest answers itself; other commands are ordinary text.
+type Command struct {
+	Name        string // without the '/'
+	Description string // its line in the bot's command menu
+	Admin       bool   // only the agent's admins may use it (see access.AdminCommand)
+	// Help is its line in the default reply to /help; empty: the line of another command
+	// covers it, or it is an admin command.
+	Help string
+}
+
+// Commands returns the commands ingest answers, in the order of the command menu.
+func Commands() []Command {
+	return []Command{
+		{Name: "start", Description: "Say hello"},
+		{Name: "help", Description: "What I can do", Help: "/help shows this message."},
+		{Name: "reset", Description: "Start a new conversation", Help: "/reset (or /new) starts a new conversation: I keep the old messages but stop looking at them."},
+		{Name: "new", Description: "Start a new conversation"},
+		{Name: "memories", Description: "What I remember about you", Help: "/memories shows what I remember about you; /forget N (or /forget all) makes me forget it."},
+		{Name: "forget", Description: "Forget something I remember about you"},
+		{Name: "status", Description: "How I'm doing (admins)", Admin: true},
+		{Name: "stop", Description: "Stop answering in this chat (admins)", Admin: true},
+		{Name: "activation", Description: "When I answer here: mention or always (admins)", Admin: true},
+	}
+}
+
+// answers reports whether name is one of Commands.
+func answers(name string) bool {
+	return slices.ContainsFunc(Commands(), func(c Command) bool { return c.Name == name })
 }
 
 // command returns the reply to a command the policy let through, applying its effect: a

@@ -28,7 +28,7 @@ func (in *Ingester) plan(ctx context.Context, intake *mynah.Intake, msg *mynah.M
 		turn.ReplyTo = msg.ID
 	}
 	am := access.Message{Chat: msg.Chat, Sender: msg.Sender}
-	if cmd, ok := ParseCommand(msg, in.agent.Bot.Username); ok && handled[cmd] {
+	if cmd, ok := ParseCommand(msg, in.agent.Bot.Username); ok && answers(cmd) {
 		am.Command = cmd
 	}
 	var err error

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/llm/anthropic"
+	"github.com/mynah-ai/mynah/internal/llm/gemini"
+	"github.com/mynah-ai/mynah/internal/llm/openai"
+)
+
+// providerKind is what mynah knows about one kind of model provider. Every place that
+// needs to know a provider reads providerKinds.
+type providerKind struct {
+	Name    string // the kind, as in providers.<name>.kind and the provider of a model
+	KeyVar  string // the variable the SDK reads its API key from
+	BaseVar string // the variable the SDK reads its base URL from
+	Model   string // the model `mynah init --provider <Name>` configures without --model
+	// Keyless: with a base URL the provider needs no key (OpenAI-compatible local servers
+	// such as Ollama and llama.cpp).
+	Keyless bool
+	// NewModel builds the bare adapter, answers at most replyTokens long.
+	NewModel func(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error)
+	// NewEmbedder builds the client of its embeddings API; nil: the provider has none.
+	NewEmbedder func(p providerConfig, hc *http.Client) (llm.Embedder, error)
+}
+
+// providerKinds are the providers mynah speaks to, in the order messages list them.
+var providerKinds = []providerKind{
+	{
+		Name: "openai", KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL", Model: "gpt-4o-mini", Keyless: true,
+		NewModel: func(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
+			return openai.New(openai.Config{APIKey: keyOrPlaceholder(p), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
+		},
+		NewEmbedder: func(p providerConfig, hc *http.Client) (llm.Embedder, error) {
+			return openai.New(openai.Config{APIKey: keyOrPlaceholder(p), BaseURL: p.BaseURL, HTTPClient: hc})
+		},
+	},
+	{
+		Name: "anthropic", KeyVar: "ANTHROPIC_API_KEY", BaseVar: "ANTHROPIC_BASE_URL", Model: "claude-haiku-4-5",
+		NewModel: func(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
+			return anthropic.New(anthropic.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
+		},
+	},
+	{
+		Name: "gemini", KeyVar: "GEMINI_API_KEY", BaseVar: "GOOGLE_GEMINI_BASE_URL", Model: "gemini-2.5-flash",
+		NewModel: func(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
+			return gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
+		},
+		NewEmbedder: func(p providerConfig, hc *http.Client) (llm.Embedder, error) {
+			return gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc})
+		},
+	},
+}
+
+// keyOrPlaceholder is p's key, or a placeholder for a server that takes none: the SDK
+// wants one.
+func keyOrPlaceholder(p providerConfig) string {
+	if p.APIKey == "" {
+		return "unused"
+	}
+	return string(p.APIKey)
+}
+
+// kindOf returns the provider kind named name.
+func kindOf(name string) (providerKind, bool) {
+	i := slices.IndexFunc(providerKinds, func(k providerKind) bool { return k.Name == name })
+	if i < 0 {
+		return providerKind{}, false
+	}
+	return providerKinds[i], true
+}
+
+// kindNames lists the names of the provider kinds for which has is true, in table order.
+func kindNames(has func(providerKind) bool) []string {
+	var names []string
+	for _, k := range providerKinds {
+		if has(k) {
+			names = append(names, k.Name)
+		}
+	}
+	return names
+}
+
+func anyKind(providerKind) bool { return true }
+
+func embeds(k providerKind) bool { return k.NewEmbedder != nil }
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// missingKey reports whether p, of kind k, lacks the API key it needs.
+func (k providerKind) missingKey(p providerConfig) bool {
+	return p.APIKey == "" && (!k.Keyless || p.BaseURL == "")
+}
+
+// lookupProvider finds the provider name for the setting key of file: an entry of
+// providers, or a known kind without one. An unset key or base URL comes from the
+// variable the SDK reads.
+func (cfg *config) lookupProvider(file, key, name string) (providerConfig, providerKind, error) {
+	p, ok := cfg.Providers[name]
+	if !ok {
+		p = providerConfig{Kind: name}
+	}
+	k, ok := kindOf(p.Kind)
+	if !ok {
+		return p, k, &configError{file, key, fmt.Sprintf("unknown provider %q: add it under providers in mynah.yaml (known kinds: %s)",
+			name, strings.Join(kindNames(anyKind), ", "))}
+	}
+	if p.APIKey == "" {
+		p.APIKey = secret(cfg.getenv(k.KeyVar))
+	}
+	if p.BaseURL == "" {
+		p.BaseURL = cfg.getenv(k.BaseVar)
+	}
+	return p, k, nil
+}
+
+// newModel builds the provider adapter for an agent, with retries on 408/429/5xx.
+func newModel(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
+	m, err := newAdapter(p, replyTokens, hc)
+	if err != nil {
+		return nil, err
+	}
+	return llm.WithRetry(m, llm.RetryPolicy{}), nil
+}
+
+// newAdapter builds the bare provider adapter, without retries.
+func newAdapter(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
+	k, ok := kindOf(p.Kind)
+	if !ok {
+		return nil, fmt.Errorf("unknown provider kind %q", p.Kind)
+	}
+	m, err := k.NewModel(p, replyTokens, hc)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// newEmbedder builds the client of p's embeddings API.
+func newEmbedder(p providerConfig, hc *http.Client) (llm.Embedder, error) {
+	k, ok := kindOf(p.Kind)
+	if !ok || k.NewEmbedder == nil {
+		return nil, fmt.Errorf("provider kind %q has no embeddings API", p.Kind)
+	}
+	e, err := k.NewEmbedder(p, hc)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// agentSettings are the tunables an agent inherits from defaults and may override: an
+// agent's front matter is decoded over mynah.yaml's defaults, which are decoded over
+// defaultSettings.
+type agentSettings struct {
+	Model           string        `yaml:"model"`            // provider/model
+	ContextTokens   int           `yaml:"context_tokens"`   // the model's context window
+	ReplyTokens     int           `yaml:"reply_tokens"`     // reserved for the answer
+	HistoryMessages int           `yaml:"history_messages"` // cap on history messages per prompt
+	Timezone        string        `yaml:"timezone"`         // IANA zone for times shown to the model
+	History         string        `yaml:"history"`          // full, delta or window
+	HistoryWindow   int           `yaml:"history_window"`   // window: how many recent messages
+	Format          string        `yaml:"format"`           // structured or compact
+	Shares          *sharesConfig `yaml:"shares"`           // budget shares of the optional layers; nil: prompt.DefaultShares
+	Stream          bool          `yaml:"stream"`           // show answers in private chats as drafts while they are written
+	Debounce        duration      `yaml:"debounce"`         // wait this long before answering, so a burst gets one answer
+	Session         string        `yaml:"session"`          // never, idle or daily: when a chat starts a new session
+	SessionIdle     duration      `yaml:"session_idle"`     // idle: how long without messages, e.g. 2h
+	SessionHour     int           `yaml:"session_hour"`     // daily: the hour (0-23, in timezone) a new session starts
+	Access          accessConfig  `yaml:"access"`           // who the agent answers
+	Stickers        []string      `yaml:"stickers"`         // sticker sets the agent may send from
+	TypingDelay     bool          `yaml:"typing_delay"`     // show "typing…" as long as typing each message would take
+	TaskRetries     int           `yaml:"task_retries"`     // tries of a failed task before its plan is dropped
+	TaskRetryDelay  duration      `yaml:"task_retry_delay"` // pause between tries, e.g. 10s
+	ToolRounds      int           `yaml:"tool_rounds"`      // model calls per turn when tools answer back
+	MaxFacts        int           `yaml:"max_facts"`        // facts kept per person, the oldest evicted; ≤ 0: 100
+	Embeddings      string        `yaml:"embeddings"`       // provider/model for vector search; empty: keyword search only
+	// Summaries: rolling compaction and periodic summaries (summaries.go).
+	Summaries summariesConfig `yaml:"summaries"`
+	// Search: how memory search ranks (tools.go).
+	Search searchConfig `yaml:"search"`
+}
+
+// sharesConfig are the fractions of the prompt budget the optional layers may use.
+type sharesConfig struct {
+	Tools     float64 `yaml:"tools"`
+	Memory    float64 `yaml:"memory"`
+	Summaries float64 `yaml:"summaries"`
+	Recall    float64 `yaml:"recall"`
+}
+
+// defaultSettings are mynah's own defaults, beneath mynah.yaml's.
+func defaultSettings() agentSettings {
+	return agentSettings{
+		ContextTokens:   32000,
+		ReplyTokens:     1024,
+		HistoryMessages: 500,
+		Timezone:        "UTC",
+		History:         "full",
+		HistoryWindow:   50,
+		Format:          "structured",
+		Stream:          true,
+		Session:         "never",
+		SessionIdle:     duration(4 * time.Hour),
+		SessionHour:     4,
+		TaskRetries:     10,
+		TaskRetryDelay:  duration(10 * time.Second),
+		ToolRounds:      4,
+		Summaries:       defaultSummaries(),
+		Search:          defaultSearch(),
+	}
+}
+
+// replaceWhole clears the settings that root, an agent's front matter, sets as a whole,
+// so that decoding it replaces them instead of merging into the inherited ones: the budget
+// shares are one split, the rate limit one rule, per_group one table. Decoding then never
+// writes through a pointer or map that s shares with the defaults it copies; lists need
+// nothing, as decoding one makes a new slice.
+func (s *agentSettings) replaceWhole(root *yaml.Node) {
+	if lookup(root, "shares") != nil {
+		s.Shares = nil
+	}
+	if lookup(root, "access", "rate_limit") != nil {
+		s.Access.RateLimit = nil
+	}
+	if lookup(root, "access", "groups", "per_group") != nil {
+		s.Access.Groups.PerGroup = nil
+	}
+}
+
+// validate checks s, the settings of file under prefix ("defaults." in mynah.yaml), one
+// value at a time; loadAgent checks what depends on the agent.
+func (s *agentSettings) validate(file, prefix string) error {
+	bad := func(key, msg string) error { return &configError{file, prefix + key, msg} }
+	if _, err := accessPolicy(file, prefix+"access", s.Access); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		key string
+		n   int
+	}{{"reply_tokens", s.ReplyTokens}, {"history_messages", s.HistoryMessages}, {"history_window", s.HistoryWindow}} {
+		if c.n < 1 {
+			return bad(c.key, fmt.Sprintf("%d is not a positive number", c.n))
+		}
+	}
+	switch s.History {
+	case "full", "delta", "window":
+	default:
+		return bad("history", fmt.Sprintf("%q is not full, delta or window", s.History))
+	}
+	switch s.Format {
+	case "structured", "compact":
+	default:
+		return bad("format", fmt.Sprintf("%q is not structured or compact", s.Format))
+	}
+	if d := time.Duration(s.TaskRetryDelay); d < 100*time.Millisecond || d > time.Hour {
+		return bad("task_retry_delay", fmt.Sprintf("%q is not a duration between 100ms and 1h, like 10s", s.TaskRetryDelay))
+	}
+	if s.TaskRetries < 1 || s.TaskRetries > 1000 {
+		return bad("task_retries", fmt.Sprintf("%d is not between 1 and 1000", s.TaskRetries))
+	}
+	if s.ToolRounds < 1 || s.ToolRounds > 32 {
+		return bad("tool_rounds", fmt.Sprintf("%d is not between 1 and 32", s.ToolRounds))
+	}
+	for i, set := range s.Stickers {
+		if strings.TrimSpace(set) == "" {
+			return bad(fmt.Sprintf("stickers[%d]", i), "a sticker set name is empty")
+		}
+	}
+	if d := time.Duration(s.Debounce); d < 0 || d > time.Minute {
+		return bad("debounce", fmt.Sprintf("%q is not a duration between 0s and 1m, like 1.5s", s.Debounce))
+	}
+	switch s.Session {
+	case "never", "daily":
+	case "idle":
+		if time.Duration(s.SessionIdle) < time.Minute {
+			return bad("session_idle", fmt.Sprintf("%q is not a duration of at least 1m, like 30m or 4h", s.SessionIdle))
+		}
+	default:
+		return bad("session", fmt.Sprintf("%q is not never, idle or daily", s.Session))
+	}
+	if h := s.SessionHour; h < 0 || h > 23 {
+		return bad("session_hour", fmt.Sprintf("%d is not an hour between 0 and 23", h))
+	}
+	if sh := s.Shares; sh != nil {
+		for name, v := range map[string]float64{"tools": sh.Tools, "memory": sh.Memory, "summaries": sh.Summaries, "recall": sh.Recall} {
+			if v < 0 || v > 1 {
+				return bad("shares."+name, fmt.Sprintf("%v is not a fraction between 0 and 1", v))
+			}
+		}
+		if sum := sh.Tools + sh.Memory + sh.Summaries + sh.Recall; sum > 0.9 {
+			return bad("shares", fmt.Sprintf("the layers take %.0f%% of the budget; leave at least 10%% for history", sum*100))
+		}
+	}
+	if err := s.Summaries.validate(file, prefix+"summaries."); err != nil {
+		return err
+	}
+	if err := s.Search.validate(file, prefix+"search."); err != nil {
+		return err
+	}
+	_, err := s.location(file, prefix)
+	return err
+}
+
+// location is the time zone of s.Timezone.
+func (s *agentSettings) location(file, prefix string) (*time.Location, error) {
+	loc, err := time.LoadLocation(s.Timezone)
+	if err != nil {
+		return nil, &configError{file, prefix + "timezone", fmt.Sprintf("unknown time zone %q", s.Timezone)}
+	}
+	return loc, nil
+}
