@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
 	"github.com/mynah-ai/mynah/internal/sqlite"
@@ -109,11 +110,11 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer)
 	rep := locomo.NewReport(ks)
 	turns := 0
 	for i, c := range convs {
-		chat := chatFromID(mynah.ChatID(-1001 - i))
+		chat := mynah.ChatFromID(mynah.ChatID(-1001 - i))
 		chat.Title = c.ID
-		plan, err := checkImport(ctx, locomoSource(c, i), false)
+		plan, err := ingest.Check(ctx, locomoSource(c, i), false)
 		if err == nil {
-			_, err = plan.store(ctx, db, benchAgent, 0, chat, nil)
+			_, err = plan.Store(ctx, db, benchAgent, 0, chat, nil)
 		}
 		if err != nil {
 			return fmt.Errorf("importing conversation %s: %w", c.ID, err)
@@ -142,14 +143,14 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer)
 
 // locomoSource is conversation c as an import: turn D<s>:<t> is message s·1000+t, sent
 // by the conversation's first or second speaker (users n·100+1 and n·100+2).
-func locomoSource(c locomo.Conversation, n int) messageSource {
+func locomoSource(c locomo.Conversation, n int) ingest.Source {
 	return func(yield func(string, mynah.Message, error) bool) error {
 		for _, t := range c.Turns {
 			id := mynah.UserID(100*(n+1) + 1)
 			if t.Speaker == c.Speakers[1] {
 				id++
 			}
-			m := mynah.Message{ID: t.ID(), Time: t.Time, Sender: senderNamed(id, t.Speaker), Text: t.Text}
+			m := mynah.Message{ID: t.ID(), Time: t.Time, Sender: mynah.UserNamed(id, t.Speaker), Text: t.Text}
 			if !yield(fmt.Sprintf("%s D%d:%d", c.ID, t.Session, t.Index), m, nil) {
 				return nil
 			}
