@@ -12,12 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
@@ -82,9 +79,6 @@ func parseKs(s string) ([]int, error) {
 	return ks, nil
 }
 
-// benchAgent owns the benchmark's chats in the throwaway database.
-const benchAgent = "bench"
-
 func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer) error {
 	file, err := os.Open(f.LoCoMo)
 	if err != nil {
@@ -105,57 +99,15 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer)
 		return err
 	}
 	defer db.Close()
-
-	rep := locomo.NewReport(ks)
+	rep, err := locomo.Run(ctx, db, convs, ks)
+	if err != nil {
+		return err
+	}
 	turns := 0
-	for i, c := range convs {
-		chat := chatFromID(mynah.ChatID(-1001 - i))
-		chat.Title = c.ID
-		plan, err := checkImport(ctx, locomoSource(c, i), false)
-		if err == nil {
-			_, err = plan.store(ctx, db, benchAgent, 0, chat, nil)
-		}
-		if err != nil {
-			return fmt.Errorf("importing conversation %s: %w", c.ID, err)
-		}
+	for _, c := range convs {
 		turns += len(c.Turns)
-		if len(c.Turns) == 0 {
-			continue
-		}
-		// Questions are asked as of the end of their conversation.
-		end := c.Turns[len(c.Turns)-1].Time
-		s := memory.NewSearcher(db, memory.DefaultOptions(), func() time.Time { return end })
-		for _, q := range c.Questions {
-			res, err := s.Search(ctx, memory.Query{Agent: benchAgent, Chat: chat.ID, Text: q.Text, K: ks[len(ks)-1]})
-			if err != nil {
-				return err
-			}
-			ids := make([]mynah.MessageID, len(res))
-			for j, r := range res {
-				ids[j] = r.MessageID
-			}
-			rep.Add(q, ids)
-		}
 	}
 	return writeBench(w, f.JSON, len(convs), turns, rep)
-}
-
-// locomoSource is conversation c as an import: turn D<s>:<t> is message s·1000+t, sent
-// by the conversation's first or second speaker (users n·100+1 and n·100+2).
-func locomoSource(c locomo.Conversation, n int) messageSource {
-	return func(yield func(string, mynah.Message, error) bool) error {
-		for _, t := range c.Turns {
-			id := mynah.UserID(100*(n+1) + 1)
-			if t.Speaker == c.Speakers[1] {
-				id++
-			}
-			m := mynah.Message{ID: t.ID(), Time: t.Time, Sender: senderNamed(id, t.Speaker), Text: t.Text}
-			if !yield(fmt.Sprintf("%s D%d:%d", c.ID, t.Session, t.Index), m, nil) {
-				return nil
-			}
-		}
-		return nil
-	}
 }
 
 // benchRow is one line of the results: a set of questions and its recall at each k.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
@@ -24,12 +25,12 @@ func TestImportOutgoing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	plan, err := checkImport(t.Context(), jsonlSource(path), false)
+	plan, err := ingest.Check(t.Context(), ingest.JSONL(path), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	chat := chatFromID(42)
-	if _, err := plan.store(t.Context(), db, "Mynah", botID(agentConfig{agentFront: agentFront{TelegramToken: "555:secret"}}), chat, nil); err != nil {
+	chat := mynah.ChatFromID(42)
+	if _, err := plan.Store(t.Context(), db, "Mynah", botID(agentConfig{agentFront: agentFront{TelegramToken: "555:secret"}}), chat, nil); err != nil {
 		t.Fatal(err)
 	}
 	h, err := db.History(t.Context(), "Mynah", chat.ID, 0, 0, 10)

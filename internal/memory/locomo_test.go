@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
 	"github.com/mynah-ai/mynah/internal/sqlite"
@@ -18,8 +17,8 @@ import (
 // locomoPath is the benchmark as this repository's machines keep it, beside the checkout.
 const locomoPath = "../../../shared/bench/locomo10.json"
 
-// loadLoCoMo imports the benchmark into a fresh store, one chat per conversation, or
-// skips when the data is not here.
+// loadLoCoMo imports the whole benchmark into a fresh store, one chat per conversation,
+// before any question is asked, or skips when the data is not here.
 func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
 	tb.Helper()
 	f, err := os.Open(locomoPath)
@@ -37,16 +36,7 @@ func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
 	}
 	tb.Cleanup(func() { db.Close() })
 	for i, c := range convs {
-		chat := mynah.Chat{ID: mynah.ChatID(-1 - i), Type: mynah.ChatGroup, Title: c.ID}
-		var msgs []mynah.Message
-		for _, t := range c.Turns {
-			uid := mynah.UserID(100*(i+1) + 1)
-			if t.Speaker == c.Speakers[1] {
-				uid++
-			}
-			msgs = append(msgs, mynah.Message{ID: t.ID(), Time: t.Time, Sender: mynah.User{ID: uid, FirstName: t.Speaker}, Text: t.Text})
-		}
-		if _, err := db.ImportMessages(tb.Context(), "bench", chat, msgs); err != nil {
+		if err := locomo.Import(tb.Context(), db, c, i); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -57,18 +47,8 @@ func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
 func evaluate(ctx context.Context, tb testing.TB, db *sqlite.DB, opts memory.Options, convs []locomo.Conversation, ks []int) *locomo.Report {
 	rep := locomo.NewReport(ks)
 	for i, c := range convs {
-		end := c.Turns[len(c.Turns)-1].Time
-		s := memory.NewSearcher(db, opts, func() time.Time { return end })
-		for _, q := range c.Questions {
-			res, err := s.Search(ctx, memory.Query{Agent: "bench", Chat: mynah.ChatID(-1 - i), Text: q.Text, K: ks[len(ks)-1]})
-			if err != nil {
-				tb.Fatal(err)
-			}
-			ids := make([]mynah.MessageID, len(res))
-			for j, r := range res {
-				ids[j] = r.MessageID
-			}
-			rep.Add(q, ids)
+		if err := rep.Ask(ctx, db, opts, c, i); err != nil {
+			tb.Fatal(err)
 		}
 	}
 	return rep

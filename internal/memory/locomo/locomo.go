@@ -1,7 +1,8 @@
 // Package locomo reads the LoCoMo long-conversation benchmark (Maharana et al., ACL 2024;
-// licence CC BY-NC 4.0: benchmark use only, never shipped) and scores retrieval on it:
-// turn recall@k and session recall@k per question category, following the protocol of
-// the repository's bench/README.md.
+// licence CC BY-NC 4.0: benchmark use only, never shipped), imports its conversations
+// into a store the way "mynah import" does, asks its questions through memory search,
+// and scores retrieval: turn recall@k and session recall@k per question category,
+// following the protocol of the repository's bench/README.md.
 package locomo
 
 import (

@@ -11,9 +11,6 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// maxMessageID bounds ids: Telegram's are 32-bit, and the history index keys on them.
-const maxMessageID = 1<<31 - 1
-
 // message is one element of an export's "messages".
 type message struct {
 	ID       int64           `json:"id"`
@@ -37,8 +34,8 @@ type message struct {
 // message converts an exported message. Text is a string or an array of strings and
 // entity objects ({"type": "bold", "text": "…"}); media is kept as its kind.
 func (em message) message() (mynah.Message, error) {
-	if em.ID <= 0 || em.ID > maxMessageID {
-		return mynah.Message{}, fmt.Errorf(`"id" %d is not between 1 and %d`, em.ID, maxMessageID)
+	if em.ID <= 0 || em.ID > mynah.MaxMessageID {
+		return mynah.Message{}, fmt.Errorf(`"id" %d is not between 1 and %d`, em.ID, mynah.MaxMessageID)
 	}
 	at, err := exportTime(em.Unix, em.Date)
 	if err != nil {
@@ -109,14 +106,13 @@ func exportTime(unix, local string) (time.Time, error) {
 }
 
 // exportSender reads from_id: "user123" is a user, "channel123" a channel posting as
-// itself (the Bot API's -100… id). A user's display name is split at its first space,
-// so that "Alice Smith" reads back as Alice Smith and is addressed as Alice.
+// itself (the Bot API's -100… id). A user's display name is split into first and last
+// name (mynah.UserNamed); a channel's is kept whole.
 func exportSender(fromID, name string) (mynah.User, error) {
 	switch {
 	case strings.HasPrefix(fromID, "user"):
 		if n, err := strconv.ParseInt(fromID[4:], 10, 64); err == nil && n > 0 {
-			first, last, _ := strings.Cut(strings.TrimSpace(name), " ")
-			return mynah.User{ID: mynah.UserID(n), FirstName: first, LastName: strings.TrimSpace(last)}, nil
+			return mynah.UserNamed(mynah.UserID(n), name), nil
 		}
 	case strings.HasPrefix(fromID, "channel"):
 		if n, err := strconv.ParseInt(fromID[7:], 10, 64); err == nil && n > 0 {

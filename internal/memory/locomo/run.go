@@ -1,0 +1,100 @@
+package locomo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/memory"
+)
+
+// Agent owns the benchmark's chats in the store it runs on.
+const Agent = "bench"
+
+// Store is what a run needs of a store: the import that live messages take, and the
+// history that memory searches.
+type Store interface {
+	mynah.HistoryImport
+	memory.History
+}
+
+// Chat is the chat that conversation c, the nth of its file (from 0), is imported into:
+// a basic group, -1001 for the first conversation, -1002 for the second, and so on.
+func Chat(c Conversation, n int) mynah.Chat {
+	return mynah.Chat{ID: mynah.ChatID(-1001 - n), Type: mynah.ChatGroup, Title: c.ID}
+}
+
+// Source is conversation c, the nth of its file, as an import: turn D<s>:<t> is message
+// s·1000+t (Turn.ID) at the turn's time, sent by the conversation's first or second
+// speaker (users 100·(n+1)+1 and 100·(n+1)+2). A message's position is "<c.ID> D<s>:<t>".
+func Source(c Conversation, n int) ingest.Source {
+	return func(yield func(string, mynah.Message, error) bool) error {
+		for _, t := range c.Turns {
+			id := mynah.UserID(100*(n+1) + 1)
+			if t.Speaker == c.Speakers[1] {
+				id++
+			}
+			m := mynah.Message{ID: t.ID(), Time: t.Time, Sender: mynah.UserNamed(id, t.Speaker), Text: t.Text}
+			if !yield(fmt.Sprintf("%s D%d:%d", c.ID, t.Session, t.Index), m, nil) {
+				return nil
+			}
+		}
+		return nil
+	}
+}
+
+// Import imports conversation c, the nth of its file, into Chat(c, n) as Agent's, the
+// way "mynah import" imports a file (ingest.Check, then Plan.Store); importing it again
+// adds nothing.
+func Import(ctx context.Context, st mynah.HistoryImport, c Conversation, n int) error {
+	plan, err := ingest.Check(ctx, Source(c, n), false)
+	if err == nil {
+		_, err = plan.Store(ctx, st, Agent, 0, Chat(c, n), nil)
+	}
+	if err != nil {
+		return fmt.Errorf("importing conversation %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// Ask asks every question of conversation c, the nth of its file and imported by Import,
+// as of the end of the conversation: it searches the conversation's chat the way the
+// agent searches its memory with opts, and scores in r the results up to its largest
+// cut-off (the last of r.K). A conversation without turns has nothing to ask.
+func (r *Report) Ask(ctx context.Context, h memory.History, opts memory.Options, c Conversation, n int) error {
+	if len(c.Turns) == 0 {
+		return nil
+	}
+	end := c.Turns[len(c.Turns)-1].Time
+	s := memory.NewSearcher(h, opts, func() time.Time { return end })
+	for _, q := range c.Questions {
+		res, err := s.Search(ctx, memory.Query{Agent: Agent, Chat: Chat(c, n).ID, Text: q.Text, K: r.K[len(r.K)-1]})
+		if err != nil {
+			return err
+		}
+		ids := make([]mynah.MessageID, len(res))
+		for j, hit := range res {
+			ids[j] = hit.MessageID
+		}
+		r.Add(q, ids)
+	}
+	return nil
+}
+
+// Run measures memory recall on convs the way "mynah bench memory" does, with the
+// default ranking: each conversation is imported into st, then asked its questions,
+// before the next is imported, and the answers are scored at the cut-offs ks (ascending).
+func Run(ctx context.Context, st Store, convs []Conversation, ks []int) (*Report, error) {
+	rep := NewReport(ks)
+	for i, c := range convs {
+		if err := Import(ctx, st, c, i); err != nil {
+			return nil, err
+		}
+		if err := rep.Ask(ctx, st, memory.DefaultOptions(), c, i); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
