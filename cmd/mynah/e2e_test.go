@@ -53,7 +53,7 @@ func TestPrivateConversation(t *testing.T) {
 	if second.Turns[1].Role != llm.Assistant {
 		t.Errorf("the agent's own reply should be an assistant turn, got %s", second.Turns[1].Role)
 	}
-	if !strings.Contains(second.System, "You are Mynah, talking in Alice.") || !strings.Contains(second.System, "Be friendly.") {
+	if !strings.Contains(second.System, `You are Mynah, talking in "Alice".`) || !strings.Contains(second.System, "Be friendly.") {
 		t.Errorf("system instruction = %q, want role prompt and instructions with variables substituted", second.System)
 	}
 	if strings.Index(second.System, "Be friendly.") > strings.Index(second.System, "You are Mynah") {

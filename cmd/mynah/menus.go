@@ -1,14 +1,9 @@
 package main
 
 import (
-	"cmp"
-	"context"
-	"errors"
-	"log/slog"
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
@@ -16,50 +11,13 @@ import (
 	"github.com/mynah-ai/mynah/internal/telegram"
 )
 
-// Admin menus cost one setMyCommands call each (one per admin, and one per admin and
-// allowed group), and Telegram rate-limits bots: start registers at most maxMenuCalls of
-// them, within menuTimeout, and goes on without the rest.
-const (
-	maxMenuCalls = 50
-	menuTimeout  = 30 * time.Second
-)
-
-// menuSetter registers command menus (telegram.Bot).
-type menuSetter interface {
-	SetCommandsFor(ctx context.Context, scope telegram.CommandScope, cmds []telegram.Command) error
-}
-
-// registerMenus registers the command menus of agent: commandMenu for everybody, and
-// adminMenu for each admin in their private chat and in each group on the allowlist (none
-// when every group is allowed: there is no list of groups to name). A menu Telegram
-// refuses — an admin who never started the bot, a group the bot is not in — is logged and
-// skipped: menus are a convenience, and never keep an agent from starting. Admins removed
+// agentMenus are the command menus of an agent with policy p: commandMenu for everybody,
+// and adminMenu for each admin in their private chat and in each group on the allowlist
+// (none when every group is allowed: there is no list of groups to name). Admins removed
 // from the configuration keep their menus until Telegram forgets them; their commands are
 // refused all the same.
-func registerMenus(ctx context.Context, bot menuSetter, agent string, p access.Policy, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(ctx, menuTimeout)
-	defer cancel()
-	if err := bot.SetCommandsFor(ctx, telegram.CommandScope{}, commandMenu()); err != nil {
-		log.Warn("could not register the command menu", "agent", agent, "err", err)
-	}
-	scopes := adminScopes(p)
-	if len(scopes) > maxMenuCalls {
-		log.Warn("too many admin menus to register at start: admins' private chats first, the rest skipped",
-			"agent", agent, "menus", len(scopes), "registered", maxMenuCalls)
-		scopes = scopes[:maxMenuCalls]
-	}
-	menu := adminMenu()
-	for _, sc := range scopes {
-		err := bot.SetCommandsFor(ctx, sc, menu)
-		if err == nil {
-			continue
-		}
-		log.Info("admin command menu not registered", "agent", agent, "chat", sc.Chat, "admin", cmp.Or(sc.User, mynah.UserID(sc.Chat)), "err", err)
-		if tg, ok := errors.AsType[*telegram.Error](err); (ok && tg.RetryAfter > 0) || ctx.Err() != nil {
-			log.Warn("stopped registering admin command menus", "agent", agent, "err", err)
-			return
-		}
-	}
+func agentMenus(p access.Policy) telegram.Menus {
+	return telegram.Menus{Everyone: commandMenu(), Admin: adminMenu(), AdminScopes: adminScopes(p)}
 }
 
 // adminScopes lists where the admins see adminMenu: each admin's private chat, then each

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,7 +71,7 @@ type serveOptions struct {
 	Ready func()
 }
 
-// agentProcess is one running agent: its bot, intake and runner.
+// agentProcess is one running agent: its bot, intake, lanes and memory.
 type agentProcess struct {
 	cfg    agentConfig
 	bot    *telegram.Bot
@@ -79,28 +80,25 @@ type agentProcess struct {
 	memory *memory.Engine
 }
 
-// serve runs every agent until ctx is cancelled, then shuts down in order: stop intake,
-// finish running turns and flush replies (bounded by cfg.Shutdown), close the store.
+// serve runs every agent until ctx is cancelled. It reads as the flow of a message:
+// Telegram → intake (a poller per bot, or the webhook server) → ingest → the store →
+// the lanes → Telegram, with each agent's memory and the search indexer working beside
+// them.
 func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	log := opts.Log
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return fmt.Errorf("data dir: %w", err)
-	}
-	dbPath := filepath.Join(cfg.DataDir, opts.DBFile)
-	db, err := sqlite.Open(ctx, dbPath)
+	db, err := openServeStore(ctx, cfg, opts.DBFile)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-
-	hc := httpClient()
-	m := metrics.New()
+	defer db.Close() // the store closes last, after every part below has stopped
+	hc, m := httpClient(), metrics.New()
+	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }}
 	if cfg.Metrics.Listen != "" {
-		stop, err := serveMetrics(cfg.Metrics.Listen, m, log)
+		run, err := metricsServer(cfg.Metrics.Listen, m, log)
 		if err != nil {
 			return err
 		}
-		defer stop()
+		work = append(work, run)
 	}
 	var procs []*agentProcess
 	for _, a := range cfg.Agents {
@@ -109,56 +107,59 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 			return err
 		}
 		procs = append(procs, p)
+		work = append(work, p.runner.Run, p.memory.Run, func(ctx context.Context) error { return p.bot.RegisterMenus(ctx, agentMenus(a.Policy)) })
 	}
-	log.Info("mynah is running", "agents", len(procs), "mode", cfg.Telegram.Mode, "db", dbPath)
+	intake, err := intakeOf(ctx, cfg, procs, log)
+	if err != nil {
+		return err
+	}
+	log.Info("mynah is running", "agents", len(procs), "mode", cfg.Telegram.Mode, "db", db.Path())
+	return runAll(ctx, cfg.Shutdown, log, intake, work, opts.Ready)
+}
 
-	intake, stopIntake := context.WithCancel(ctx)
+// runAll runs intake and work until ctx is done or one of them fails, then stops them in
+// order: intake first, so no update is confirmed to Telegram that nobody will handle;
+// then work, where the lanes finish running turns and flush replies within grace. It
+// returns the first failure, nil for a clean stop.
+func runAll(ctx context.Context, grace time.Duration, log *slog.Logger, intake, work []func(context.Context) error, ready func()) error {
+	g, failed := errgroup.WithContext(context.WithoutCancel(ctx))
+	workCtx, stopWork := context.WithCancel(failed)
+	defer stopWork()
+	intakeCtx, stopIntake := context.WithCancel(workCtx)
 	defer stopIntake()
-	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
-	runners, stopRunners := context.WithCancel(gctx)
-	defer stopRunners()
-	// New messages join the search index in batches: one write a second rather than one
-	// per message (searches catch up on their own first).
-	g.Go(func() error { return db.RunIndexer(runners, log) })
-	for _, p := range procs {
-		g.Go(func() error { return p.runner.Run(runners) })
-		g.Go(func() error { return p.memory.Run(runners) })
+	var intakeDone sync.WaitGroup
+	for _, run := range intake {
+		intakeDone.Add(1)
+		g.Go(func() error { defer intakeDone.Done(); return run(intakeCtx) })
 	}
-	var srv *http.Server
-	if cfg.Telegram.Mode == "webhook" {
-		if srv, err = startWebhook(intake, cfg, procs, log); err != nil {
-			stopRunners()
-			_ = g.Wait()
-			return err
-		}
-	} else {
-		for _, p := range procs {
-			g.Go(func() error { return p.bot.Poll(intake, p.ingest.Handle) })
-		}
+	for _, run := range work {
+		g.Go(func() error { return run(workCtx) })
 	}
-	if opts.Ready != nil {
-		opts.Ready()
+	if ready != nil {
+		ready()
 	}
-
-	// Stop intake on shutdown or when any part fails; then drain.
 	select {
 	case <-ctx.Done():
-		log.Info("shutting down: intake stopped, finishing running turns", "grace", cfg.Shutdown)
-	case <-gctx.Done():
+		log.Info("shutting down: intake stopped, finishing running turns", "grace", grace)
+	case <-failed.Done():
 	}
 	stopIntake()
-	if srv != nil {
-		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		_ = srv.Shutdown(shutdownCtx)
-		cancel()
-	}
-	stopRunners()
-	err = g.Wait()
+	intakeDone.Wait()
+	stopWork()
+	err := g.Wait()
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
 	log.Info("stopped")
 	return err
+}
+
+// openServeStore opens the database in the data dir, creating both when needed.
+func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	return sqlite.Open(ctx, filepath.Join(cfg.DataDir, file))
 }
 
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
@@ -176,8 +177,6 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: cannot reach Telegram with its bot token: %w", a.Name, err)
 	}
-	// Menus are a convenience: registering them (up to 50 calls) never delays start-up.
-	go registerMenus(ctx, bot, a.Name, a.Policy, log)
 	if cfg.Telegram.Mode == "polling" {
 		if err := bot.DeleteWebhook(ctx); err != nil {
 			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
@@ -248,8 +247,17 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in, memory: mem}, nil
 }
 
-// startWebhook registers each agent's webhook and serves them on one listener.
-func startWebhook(ctx context.Context, cfg *config, procs []*agentProcess, log *slog.Logger) (*http.Server, error) {
+// intakeOf is how updates arrive: a long poll per bot, or every bot's webhook on one
+// listener (registered with Telegram here, the listener bound, so a bad address fails at
+// start).
+func intakeOf(ctx context.Context, cfg *config, procs []*agentProcess, log *slog.Logger) ([]func(context.Context) error, error) {
+	if cfg.Telegram.Mode != "webhook" {
+		var intake []func(context.Context) error
+		for _, p := range procs {
+			intake = append(intake, func(ctx context.Context) error { return p.bot.Poll(ctx, p.ingest.Handle) })
+		}
+		return intake, nil
+	}
 	w := cfg.Telegram.Webhook
 	mux := http.NewServeMux()
 	for _, p := range procs {
@@ -260,38 +268,45 @@ func startWebhook(ctx context.Context, cfg *config, procs []*agentProcess, log *
 			return nil, fmt.Errorf("agent %s: setWebhook %s: %w", p.cfg.Name, url, err)
 		}
 	}
-	ln, err := net.Listen("tcp", w.Listen)
+	run, err := httpServer("webhook", w.Listen, mux, log)
 	if err != nil {
-		return nil, fmt.Errorf("webhook listener: %w", err)
+		return nil, err
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("webhook server", "err", err)
-		}
-	}()
-	log.Info("webhook listening", "addr", ln.Addr().String(), "path", w.Path)
-	return srv, nil
+	return []func(context.Context) error{run}, nil
 }
 
-// serveMetrics serves m's /metrics on addr until the returned stop is called.
-func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
+// metricsServer serves m's /metrics on addr.
+func metricsServer(addr string, m *metrics.Metrics, log *slog.Logger) (func(context.Context) error, error) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	run, err := httpServer("metrics", addr, mux, log)
 	if err != nil {
 		return nil, fmt.Errorf("metrics listener (metrics.listen): %w", err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics server", "err", err)
+	return run, nil
+}
+
+// httpServer binds addr and returns a Run that serves h on it until ctx is done, then
+// shuts down, letting requests under way finish for up to 5 s.
+func httpServer(name, addr string, h http.Handler, log *slog.Logger) (func(context.Context) error, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s listener: %w", name, err)
+	}
+	log.Info(name+" listening", "addr", ln.Addr().String())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	return func(ctx context.Context) error {
+		served := make(chan error, 1)
+		go func() { served <- srv.Serve(ln) }()
+		select {
+		case err := <-served:
+			return fmt.Errorf("%s server: %w", name, err)
+		case <-ctx.Done():
 		}
-	}()
-	log.Info("metrics listening", "addr", ln.Addr().String())
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = srv.Shutdown(ctx)
+		_ = srv.Shutdown(shutdown)
+		<-served // http.ErrServerClosed
+		return nil
 	}, nil
 }

@@ -133,3 +133,6 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
 	}
 	return tx.Commit()
 }
+
+// Path is the database file's path.
+func (db *DB) Path() string { return db.path }
