@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/access"
 	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/memory"
@@ -218,7 +219,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Logger:   log,
 		Metrics:  m.Agent(a.Name),
 	})
-	limits, err := restoreLimits(ctx, db, a.Name, a.Policy.Limit, time.Now())
+	limits, err := access.RestoreLimiter(ctx, db, a.Name, a.Policy.Limit, time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package access
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -106,4 +108,26 @@ func (l *Limiter) sweep(now time.Time) {
 		}
 	}
 	l.sweepAt = max(1024, 2*len(l.users))
+}
+
+// TurnLog reads back the model turns queued since a time (the store).
+type TurnLog interface {
+	ModelTurnsSince(ctx context.Context, agent string, since time.Time, fn func(user mynah.UserID, at time.Time)) error
+}
+
+// RestoreLimiter rebuilds agent's limiter at now from the model turns of the last period,
+// so that a restart does not reset anybody's limit. It is nil (no limit) when the limit is
+// off. The state is derived, not stored: every message the limit let through queued a
+// model turn, and turns are kept, so restoring costs one read at start and nothing per
+// message.
+func RestoreLimiter(ctx context.Context, turns TurnLog, agent string, limit RateLimit, now time.Time) (*Limiter, error) {
+	l := NewLimiter(limit)
+	if l == nil {
+		return nil, nil
+	}
+	err := turns.ModelTurnsSince(ctx, agent, now.Add(-limit.Per), func(u mynah.UserID, at time.Time) { l.Restore(u, at, now) })
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: restoring rate limits: %w", agent, err)
+	}
+	return l, nil
 }
