@@ -61,9 +61,9 @@ func (c *countedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// runServer starts s on a loopback listener and returns its address; at cleanup it stops
-// s and checks that Run returned nil.
-func runServer(t *testing.T, s *WebhookServer) (addr string, ln *countingListener) {
+// start runs s on a loopback listener and returns its address; stop cancels Run and
+// returns what it returned.
+func start(t *testing.T, s *WebhookServer) (addr string, ln *countingListener, stop func() error) {
 	t.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -74,13 +74,40 @@ func runServer(t *testing.T, s *WebhookServer) (addr string, ln *countingListene
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
+	return inner.Addr().String(), ln, func() error {
 		cancel()
-		if err := <-done; err != nil {
+		return <-done
+	}
+}
+
+// runServer starts s; at cleanup it stops s and checks that Run returned nil.
+func runServer(t *testing.T, s *WebhookServer) (addr string, ln *countingListener) {
+	t.Helper()
+	addr, ln, stop := start(t, s)
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
 			t.Errorf("Run = %v, want nil after cancel", err)
 		}
 	})
-	return inner.Addr().String(), ln
+	return addr, ln
+}
+
+// postAsync posts an update with the secret s3cret to addr and sends the answer's status
+// (0 when the request failed) on the returned channel.
+func postAsync(addr string) <-chan int {
+	status := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/hook", strings.NewReader(textUpdate(3)))
+		req.Header.Set(SecretHeader, "s3cret")
+		resp, err := (&http.Client{Timeout: patience}).Do(req)
+		if err != nil {
+			status <- 0
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	return status
 }
 
 // postUpdate posts update u with secret to the server at addr and returns the answer.
@@ -271,39 +298,20 @@ func TestWebhookServerShutdown(t *testing.T) {
 	b, _ := f.bot(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var finished bool
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &WebhookServer{
-		Listener: inner,
+	addr, _, stop := start(t, &WebhookServer{
 		Handlers: map[string]http.Handler{"/hook": b.WebhookHandler("s3cret", func(ctx context.Context, _ mynah.Update) error {
 			close(entered)
 			<-release
 			finished = true
 			return ctx.Err()
 		})},
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	answered := make(chan int, 1)
-	go func() {
-		c := &http.Client{Timeout: patience}
-		req, _ := http.NewRequest(http.MethodPost, "http://"+inner.Addr().String()+"/hook", strings.NewReader(textUpdate(3)))
-		req.Header.Set(SecretHeader, "s3cret")
-		resp, err := c.Do(req)
-		if err != nil {
-			answered <- 0
-			return
-		}
-		resp.Body.Close()
-		answered <- resp.StatusCode
-	}()
+	})
+	answered := postAsync(addr)
 	<-entered
-	cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
 	close(release)
-	if err := <-done; err != nil {
+	if err := <-stopped; err != nil {
 		t.Errorf("Run = %v, want nil", err)
 	}
 	if !finished {
@@ -318,15 +326,9 @@ func TestWebhookServerShutdown(t *testing.T) {
 // at ShutdownTimeout the handler's context ends and Run returns.
 func TestWebhookServerShutdownDeadline(t *testing.T) {
 	f := newFakeAPI(t)
-	b, _ := f.bot(t)
-	rec := &recorder{}
+	b, rec := f.bot(t)
 	entered := make(chan struct{})
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &WebhookServer{
-		Listener: inner,
+	addr, _, stop := start(t, &WebhookServer{
 		Handlers: map[string]http.Handler{"/hook": b.WebhookHandler("s3cret", func(ctx context.Context, _ mynah.Update) error {
 			close(entered)
 			<-ctx.Done()
@@ -334,25 +336,17 @@ func TestWebhookServerShutdownDeadline(t *testing.T) {
 		})},
 		Logger:          newTestLogger(rec),
 		ShutdownTimeout: 50 * time.Millisecond,
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	go func() {
-		c := &http.Client{Timeout: patience}
-		req, _ := http.NewRequest(http.MethodPost, "http://"+inner.Addr().String()+"/hook", strings.NewReader(textUpdate(3)))
-		req.Header.Set(SecretHeader, "s3cret")
-		if resp, err := c.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
+	})
+	answered := postAsync(addr)
 	<-entered
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("Run = %v, want nil", err)
 	}
 	if !strings.Contains(rec.Logs(), "cut off") {
 		t.Errorf("the cut-off request was not logged:\n%s", rec.Logs())
+	}
+	if code := <-answered; code == http.StatusOK {
+		t.Error("a request cut off at shutdown was answered 200; Telegram would not deliver it again")
 	}
 }
 
