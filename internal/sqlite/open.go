@@ -44,6 +44,7 @@ type DB struct {
 	read  *sql.DB
 	stmts *stmts
 	now   func() time.Time
+	lock  *os.File // held by OpenExclusive until Close; nil after Open
 
 	closeOnce sync.Once
 	closeErr  error
@@ -59,8 +60,8 @@ var _ mynah.Store = (*DB)(nil)
 // crashes; a power loss may drop the last transactions, never corrupt the file).
 // The statements the store runs are prepared here, once. The caller closes the returned DB.
 func Open(ctx context.Context, path string) (*DB, error) {
-	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
-		return nil, fmt.Errorf("sqlite: open %q: want a plain file path", path)
+	if err := checkPath(path); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
@@ -109,11 +110,24 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// Close closes the prepared statements and the database, waiting for running queries.
-// It is safe to call more than once and returns the first call's result.
+// checkPath rejects what the driver would read as something other than a file: a DSN,
+// a URI, an in-memory database.
+func checkPath(path string) error {
+	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return fmt.Errorf("sqlite: open %q: want a plain file path", path)
+	}
+	return nil
+}
+
+// Close closes the prepared statements and the database, waiting for running queries,
+// and then releases OpenExclusive's lock. It is safe to call more than once and returns
+// the first call's result.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		db.closeErr = errors.Join(db.stmts.close(), db.read.Close(), db.write.Close())
+		if db.lock != nil {
+			db.closeErr = errors.Join(db.closeErr, db.lock.Close())
+		}
 		if db.closeErr != nil {
 			db.closeErr = fmt.Errorf("sqlite: close %q: %w", db.path, db.closeErr)
 		}

@@ -38,7 +38,8 @@ type Config struct {
 	APIURL string
 	// HTTPClient makes the requests; nil means a new client on http.DefaultTransport. Its
 	// Timeout, if set, must exceed the long-poll timeout (50 s) or Poll cannot work;
-	// prefer bounding calls with their context.
+	// prefer bounding calls with their context. The Bot uses a copy that never follows a
+	// redirect (every request URL holds the token); the client itself is not modified.
 	HTTPClient *http.Client
 	// Logger receives Poll's and the webhook handler's logs; nil discards them.
 	Logger *slog.Logger
@@ -111,7 +112,7 @@ func New(cfg Config) (*Bot, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	caller := redactingCaller{next: ta.HTTPCaller{Client: hc}, token: cfg.Token}
+	caller := redactingCaller{next: httpCaller{client: withoutRedirects(hc)}, token: cfg.Token}
 	api, err := telego.NewBot(cfg.Token,
 		telego.WithAPIServer(apiURL),
 		telego.WithAPICaller(caller),
@@ -223,58 +224,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// redactingCaller is telego's net/http caller with the token scrubbed from its errors: a
-// failed request's *url.Error carries the whole URL, /bot<token>/ included.
-type redactingCaller struct {
-	next  ta.Caller
-	token string
-}
-
-// Call implements ta.Caller.
-func (c redactingCaller) Call(ctx context.Context, u string, data *ta.RequestData) (*ta.Response, error) {
-	resp, err := c.next.Call(ctx, u, data)
-	if err != nil {
-		return nil, redact(err, c.token)
-	}
-	return resp, nil
-}
-
-// redactedError is an error whose text had the token replaced. It unwraps to the cause
-// below the *url.Error (a context error, a net.OpError), which holds no URL, so
-// errors.Is(err, context.Canceled) still works.
-type redactedError struct {
-	msg   string
-	cause error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.cause }
-
-// redact returns err with every spelling of token removed from its text and without a
-// *url.Error (which holds the URL) reachable through Unwrap. A *url.Error is reduced to
-// its own text, which already names the operation, the URL and the cause.
-func redact(err error, token string) error {
-	if err == nil || token == "" {
-		return err
-	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		// The *url.Error says all there is: operation, URL, cause.
-		return &redactedError{msg: scrub(ue.Error(), token), cause: ue.Err}
-	}
-	if msg := scrub(err.Error(), token); msg != err.Error() {
-		return &redactedError{msg: msg}
-	}
-	return err
-}
-
-// scrub replaces the token, plain or escaped, in s.
-func scrub(s, token string) string {
-	for _, t := range []string{token, url.PathEscape(token), url.QueryEscape(token)} {
-		s = strings.ReplaceAll(s, t, "<token>")
-	}
-	return s
 }
 
 // quietLogger silences telego's own logging: its debug lines contain request URLs and

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
+	"time"
 )
 
 // maxWebhookBody bounds one webhook request; a single update is far smaller.
@@ -13,10 +15,15 @@ const maxWebhookBody = 1 << 20
 // SecretHeader is the header in which Telegram sends the webhook's secret token.
 const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
 
+// wrongSecretLogEvery spaces the log lines about requests with a wrong secret: anyone
+// who finds the URL can send thousands a second.
+const wrongSecretLogEvery = time.Minute
+
 // WebhookHandler returns the HTTP handler for the webhook set with SetWebhook(url, secret).
 // It accepts only POST (else 405) carrying the secret in SecretHeader, compared in
-// constant time (else 401; an empty secret rejects every request, so a webhook cannot be
-// left open by mistake). The body is one JSON update of at most 1 MiB (else 413). An
+// constant time (else 401, and the connection is closed; an empty secret rejects every
+// request, so a webhook cannot be left open by mistake). Requests with a wrong secret are
+// logged at most once a minute, with their count since the last line. The body is one JSON update of at most 1 MiB (else 413). An
 // update that does not decode is logged with its raw JSON (so an operator can recover
 // it) and answered 200, as Poll skips it: Telegram would otherwise redeliver it forever
 // and hold back the updates queued behind it. h runs with the request's context: if
@@ -24,6 +31,7 @@ const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
 // non-2xx answer with backoff); on success the answer is 200 with an empty body, which
 // confirms the update.
 func (b *Bot) WebhookHandler(secret string, h Handler) http.Handler {
+	wrongSecret := &throttle{every: wrongSecretLogEvery}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
@@ -32,7 +40,12 @@ func (b *Bot) WebhookHandler(secret string, h Handler) http.Handler {
 		}
 		got := r.Header.Get(SecretHeader)
 		if secret == "" || subtle.ConstantTimeCompare([]byte(got), []byte(secret)) != 1 {
-			b.log.Warn("telegram: webhook request with a wrong secret token", "remote", r.RemoteAddr)
+			if n, ok := wrongSecret.add(b.now()); ok {
+				b.log.Warn("telegram: webhook requests with a wrong secret token (logged at most once a minute)",
+					"count", n, "remote", r.RemoteAddr)
+			}
+			// A stranger does not get to keep an idle connection open.
+			w.Header().Set("Connection", "close")
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -61,4 +74,27 @@ func (b *Bot) WebhookHandler(secret string, h Handler) http.Handler {
 		}
 		w.WriteHeader(http.StatusOK)
 	})
+}
+
+// throttle lets one event in every interval through and counts the others. It is safe
+// for concurrent use.
+type throttle struct {
+	every time.Duration
+
+	mu    sync.Mutex
+	last  time.Time // when an event last went through
+	count int       // events since then, held back
+}
+
+// add records an event at now. It reports whether the event goes through and, if so, n,
+// the number of events since the last one that did, this one included.
+func (t *throttle) add(now time.Time) (n int, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.count++
+	if !t.last.IsZero() && now.Sub(t.last) < t.every {
+		return 0, false
+	}
+	n, t.count, t.last = t.count, 0, now
+	return n, true
 }
