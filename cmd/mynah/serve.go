@@ -160,7 +160,8 @@ func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, 
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	return sqlite.Open(ctx, filepath.Join(cfg.DataDir, file))
+	// One serving process per data dir: a second one would answer every message twice.
+	return sqlite.OpenExclusive(ctx, filepath.Join(cfg.DataDir, file))
 }
 
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
@@ -260,48 +261,42 @@ func intakeOf(ctx context.Context, cfg *config, procs []*agentProcess, log *slog
 		return intake, nil
 	}
 	w := cfg.Telegram.Webhook
-	mux := http.NewServeMux()
+	handlers := map[string]http.Handler{}
 	for _, p := range procs {
 		path := w.Path + "/" + p.cfg.Name
-		mux.Handle("POST "+path, p.bot.WebhookHandler(w.Secret, p.ingest.Handle))
+		handlers[path] = p.bot.WebhookHandler(w.Secret, p.ingest.Handle)
 		url := strings.TrimRight(w.PublicURL, "/") + path
 		if err := p.bot.SetWebhook(ctx, url, w.Secret); err != nil {
 			return nil, fmt.Errorf("agent %s: setWebhook %s: %w", p.cfg.Name, url, err)
 		}
 	}
-	run, err := httpServer("webhook", w.Listen, mux, log)
+	ln, err := net.Listen("tcp", w.Listen)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("webhook listener: %w", err)
 	}
-	return []func(context.Context) error{run}, nil
+	log.Info("webhook listening", "addr", ln.Addr().String(), "path", w.Path)
+	srv := &telegram.WebhookServer{Listener: ln, Handlers: handlers, Logger: log}
+	return []func(context.Context) error{srv.Run}, nil
 }
 
-// metricsServer serves m's /metrics on addr.
+// metricsServer binds addr (so a bad address fails at start) and returns a Run that
+// serves m's /metrics until ctx is done, then shuts down, letting requests under way
+// finish for up to 5 s.
 func metricsServer(addr string, m *metrics.Metrics, log *slog.Logger) (func(context.Context) error, error) {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	run, err := httpServer("metrics", addr, mux, log)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics listener (metrics.listen): %w", err)
 	}
-	return run, nil
-}
-
-// httpServer binds addr and returns a Run that serves h on it until ctx is done, then
-// shuts down, letting requests under way finish for up to 5 s.
-func httpServer(name, addr string, h http.Handler, log *slog.Logger) (func(context.Context) error, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("%s listener: %w", name, err)
-	}
-	log.Info(name+" listening", "addr", ln.Addr().String())
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("metrics listening", "addr", ln.Addr().String())
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	return func(ctx context.Context) error {
 		served := make(chan error, 1)
 		go func() { served <- srv.Serve(ln) }()
 		select {
 		case err := <-served:
-			return fmt.Errorf("%s server: %w", name, err)
+			return fmt.Errorf("metrics server: %w", err)
 		case <-ctx.Done():
 		}
 		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
