@@ -94,14 +94,14 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer db.Close() // the store closes last, after every part below has stopped
 	hc, m := httpClient(), metrics.New()
 	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }}
+	var procs []*agentProcess
 	if cfg.Metrics.Listen != "" {
-		run, err := metricsServer(cfg.Metrics.Listen, m, log)
+		run, err := metricsServer(cfg.Metrics.Listen, m, readiness(db, &procs), log)
 		if err != nil {
 			return err
 		}
 		work = append(work, run)
 	}
-	var procs []*agentProcess
 	for _, a := range cfg.Agents {
 		p, err := startAgent(ctx, cfg, a, db, hc, log, m, opts)
 		if err != nil {
@@ -279,10 +279,29 @@ func intakeOf(ctx context.Context, cfg *config, procs []*agentProcess, log *slog
 	return []func(context.Context) error{srv.Run}, nil
 }
 
+// readiness is /readyz's check: the store answers and every agent's bot receives updates
+// (its long poll works, or its webhook is set).
+func readiness(db *sqlite.DB, procs *[]*agentProcess) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := db.Ping(ctx); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		if len(*procs) == 0 {
+			return errors.New("starting")
+		}
+		for _, p := range *procs {
+			if !p.bot.Receiving() {
+				return fmt.Errorf("agent %s: not receiving updates from Telegram", p.cfg.Name)
+			}
+		}
+		return nil
+	}
+}
+
 // metricsServer binds addr (so a bad address fails at start) and returns a Run that
-// serves m's /metrics until ctx is done, then shuts down, letting requests under way
-// finish for up to 5 s.
-func metricsServer(addr string, m *metrics.Metrics, log *slog.Logger) (func(context.Context) error, error) {
+// serves m's /metrics, /healthz (the process is up) and /readyz (ready answers nil) until
+// ctx is done, then shuts down, letting requests under way finish for up to 5 s.
+func metricsServer(addr string, m *metrics.Metrics, ready func(context.Context) error, log *slog.Logger) (func(context.Context) error, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics listener (metrics.listen): %w", err)
@@ -290,6 +309,14 @@ func metricsServer(addr string, m *metrics.Metrics, log *slog.Logger) (func(cont
 	log.Info("metrics listening", "addr", ln.Addr().String())
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := ready(r.Context()); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	return func(ctx context.Context) error {
 		served := make(chan error, 1)

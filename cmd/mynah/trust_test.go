@@ -1,12 +1,14 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
@@ -94,5 +96,46 @@ func TestHeaderForgeryDefused(t *testing.T) {
 	}
 	if strings.Count(req.System, "\n") != strings.Count("Be friendly.\n\nYou are Mynah, talking in X.", "\n") {
 		t.Errorf("user-controlled values added lines to the system text:\n%s", req.System)
+	}
+}
+
+// TestHealthAndReadiness: the metrics listener answers /healthz while the process is up
+// and /readyz only while the store answers and every bot receives updates.
+func TestHealthAndReadiness(t *testing.T) {
+	addr := freePort(t)
+	h := newHarness(t, harnessOptions{YAML: "metrics:\n  listen: " + addr + "\n"})
+	h.echo()
+	h.start()
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 200 {
+		t.Errorf("/healthz = %d %q, want 200", code, body)
+	}
+	if code, body := get("/readyz"); code != 200 {
+		t.Errorf("/readyz while polling = %d %q, want 200", code, body)
+	}
+	// Telegram fails every getUpdates from now on; a message ends the long poll under way.
+	h.emu.FailNext("getUpdates", 1000, 502, "Bad Gateway", 0)
+	h.emu.SendPrivate(alice, "hi")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		code, body := get("/readyz")
+		if code == http.StatusServiceUnavailable && strings.Contains(body, "not receiving updates") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz with getUpdates failing = %d %q, want 503 naming the agent", code, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("/healthz = %d while Telegram fails, want 200: the process is up", code)
 	}
 }

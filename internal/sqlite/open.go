@@ -150,3 +150,6 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
 
 // Path is the database file's path.
 func (db *DB) Path() string { return db.path }
+
+// Ping checks that the database answers a read.
+func (db *DB) Ping(ctx context.Context) error { return db.read.PingContext(ctx) }

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mymmrac/telego"
@@ -87,7 +88,16 @@ type Bot struct {
 
 	stickers stickerSets
 	members  memberCounts
+
+	// receiving is what Receiving reports: Poll is running and its last getUpdates did
+	// not fail, or the webhook is set.
+	receiving atomic.Bool
 }
+
+// Receiving reports whether updates reach the bot: Poll runs and its last getUpdates
+// succeeded (or is the first, still under way), or SetWebhook succeeded. A readiness check
+// reads it.
+func (b *Bot) Receiving() bool { return b.receiving.Load() }
 
 // New returns a Bot for cfg. It does no I/O. It fails when the token does not have the
 // shape of a bot token (digits, a colon, 35 characters of [A-Za-z0-9_-]) or the API URL is

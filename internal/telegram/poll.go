@@ -52,11 +52,14 @@ func (b *Bot) Poll(ctx context.Context, h Handler) error {
 		apiFails, hFails  int
 	)
 	defer func() { b.confirm(ctx, offset, confirmed) }()
+	b.receiving.Store(true)
+	defer b.receiving.Store(false)
 	for {
 		batch, err := b.getUpdates(ctx, offset, pollTimeout)
 		if ctx.Err() != nil {
 			return nil
 		}
+		b.receiving.Store(err == nil)
 		if err != nil {
 			if e, ok := apiError(err, http.StatusUnauthorized); ok {
 				return fmt.Errorf("telegram: polling stopped: %w", e)

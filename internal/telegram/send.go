@@ -99,6 +99,7 @@ func (b *Bot) SetWebhook(ctx context.Context, url, secret string) error {
 	if err := b.api.SetWebhook(ctx, &telego.SetWebhookParams{URL: url, SecretToken: secret}); err != nil {
 		return b.fail("setWebhook", err)
 	}
+	b.receiving.Store(true)
 	return nil
 }
 
