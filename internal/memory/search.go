@@ -43,13 +43,18 @@ type Result struct {
 
 // Query is one search.
 type Query struct {
-	Agent  string
-	Chat   mynah.ChatID // 0: every chat of the agent
+	Agent string
+	// Chat limits the messages to one chat (0: every chat of the agent) and the notes to
+	// those that chat may see (0: global notes only; see the package documentation).
+	Chat   mynah.ChatID
 	Sender mynah.UserID // 0: anyone
 	Text   string
 	K      int // results wanted; 0 means 10
 	// Exclude lists messages not to return (those already in the prompt's window).
 	Exclude []mynah.MessageID
+	// AllNotes searches every note, whatever chat it belongs to and unscoped ones too:
+	// the operator's search, never one whose results a chat sees.
+	AllNotes bool
 }
 
 // History is the store the searcher reads: the history index and message neighbours.
