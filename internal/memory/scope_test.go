@@ -11,6 +11,7 @@ import (
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
+	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
@@ -24,13 +25,15 @@ type scopeRig struct {
 	engine            *memory.Engine
 	curated, episodic string
 	tools             map[string]tool.Tool
+	store             *sqlite.DB
 }
 
 func newScopeRig(t *testing.T, perChat int64) *scopeRig {
 	t.Helper()
-	r := &scopeRig{curated: t.TempDir(), episodic: filepath.Join(t.TempDir(), "notes", "Mynah"), tools: map[string]tool.Tool{}}
+	r := &scopeRig{curated: t.TempDir(), episodic: filepath.Join(t.TempDir(), "notes", "Mynah"), tools: map[string]tool.Tool{},
+		store: openFactStore(t)}
 	r.engine = memory.New(memory.Config{Agent: "Mynah", CuratedDir: r.curated, EpisodicDir: r.episodic, NotesPerChat: perChat},
-		openFactStore(t), nil, nil)
+		r.store, nil, nil)
 	for _, tl := range r.engine.Tools() {
 		r.tools[tl.Spec().Name] = tl
 	}
