@@ -1,7 +1,3 @@
-// Package memory is what an agent remembers beyond its prompt window: search over every
-// stored message (keyword BM25 from the store's history index, ranked here so that every
-// backend ranks alike), the recall layer of the prompt, and the memory tools the model
-// calls.
 package memory
 
 import (
