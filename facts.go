@@ -7,10 +7,10 @@ import (
 	"unicode"
 )
 
-// Fact is something an agent remembers about one person, across every chat it shares with
-// them ("works night shifts", "has a cat called Miso"). Facts are derived data: unlike
-// messages, they are deleted when their owner asks the agent to forget them, or when the
-// oldest make room under the per-user cap.
+// Fact is something an agent remembers about one person ("works night shifts", "has a cat
+// called Miso"). Facts are derived data: unlike messages, they are deleted when their
+// owner asks the agent to forget them, or when the oldest make room under the per-user
+// cap. Where a fact may be shown is its Scope (see VisibleIn).
 type Fact struct {
 	ID    int64 // assigned by the store
 	Agent string
@@ -19,7 +19,40 @@ type Fact struct {
 	// Chat and Message are where the fact was learned; both 0 when an operator added it.
 	Chat    ChatID
 	Message MessageID
+	// Scope says in which chats the fact may be shown; the zero value is FactPrivate.
+	Scope   FactScope
 	Created time.Time
+}
+
+// FactScope says in which chats a fact may be shown. Whatever its scope, a fact is shown
+// in its owner's private chat with the agent: it is theirs.
+type FactScope string
+
+// Fact scopes, from the narrowest.
+const (
+	// FactPrivate facts are shown only in the owner's private chat: what they said there,
+	// facts an operator added, and every fact stored before facts had scopes.
+	FactPrivate FactScope = "private"
+	// FactChat facts are shown in the chat they were learned in (Fact.Chat), a group,
+	// and in the owner's private chat.
+	FactChat FactScope = "chat"
+	// FactShared facts are shown in any chat the owner is in: they asked for that.
+	FactShared FactScope = "shared"
+)
+
+// VisibleIn reports whether f may be shown in chat: always in its owner's private chat
+// (a private chat's id is its user's id, and only private chats have positive ids),
+// elsewhere only when shared or learned in that chat.
+func (f Fact) VisibleIn(chat ChatID) bool {
+	switch {
+	case chat == ChatID(f.User):
+		return true
+	case f.Scope == FactShared:
+		return true
+	case f.Scope == FactChat:
+		return chat != 0 && chat == f.Chat
+	}
+	return false
 }
 
 // DefaultMaxFacts is how many facts an agent keeps per user unless configured otherwise.
@@ -31,9 +64,11 @@ const MaxFactLength = 500
 
 // Facts is the store of facts about people.
 type Facts interface {
-	// AddFact stores f (Agent, User and Text are required; a zero Created means now) and
-	// returns it with its ID and true. When f.User already has a fact whose text is the
-	// same under NormalizeFactText, nothing changes and that fact comes back with false.
+	// AddFact stores f (Agent, User and Text are required; a zero Created means now, a
+	// zero Scope FactPrivate; Scope FactChat requires Chat) and returns it with its ID and
+	// true. When f.User already has a fact whose text is the same under
+	// NormalizeFactText, that fact comes back with false, unchanged but for one thing: f
+	// with Scope FactShared makes it shared (its owner said it again, to be shared).
 	// When the user would have more than max facts (max ≤ 0: DefaultMaxFacts), the oldest
 	// are deleted, in the same transaction.
 	AddFact(ctx context.Context, f Fact, max int) (Fact, bool, error)

@@ -81,7 +81,7 @@ func (in *Ingester) factsCommand(ctx context.Context, cmd string, msg *mynah.Mes
 	owner := msg.Sender
 	if cmd == "memories" {
 		var err error
-		turn.Static, turn.Buttons, err = in.memoriesPage(ctx, owner, 1)
+		turn.Static, turn.Buttons, err = in.memoriesPage(ctx, msg.Chat.ID, owner, 1)
 		return err
 	}
 	arg := commandArg(msg.Text)
@@ -130,8 +130,9 @@ func (in *Ingester) factsCommand(ctx context.Context, cmd string, msg *mynah.Mes
 }
 
 // memoriesPage renders page (1-based; past the end shows the last) of what the agent
-// remembers about owner, with ◀ ▶ buttons when there is more than one page.
-func (in *Ingester) memoriesPage(ctx context.Context, owner mynah.User, page int) (string, [][]mynah.Button, error) {
+// remembers about owner, for chat, with ◀ ▶ buttons when there is more than one page.
+// Each run of facts with the same scope is headed by where they are shown.
+func (in *Ingester) memoriesPage(ctx context.Context, chat mynah.ChatID, owner mynah.User, page int) (string, [][]mynah.Button, error) {
 	offset := (page - 1) * factsPerPage
 	list, total, err := in.facts.ListFacts(ctx, in.agent.Name, owner.ID, offset, factsPerPage)
 	if err != nil {
@@ -152,8 +153,13 @@ func (in *Ingester) memoriesPage(ctx context.Context, owner mynah.User, page int
 	if who == "" {
 		who = "you"
 	}
-	fmt.Fprintf(&b, "What I remember about %s (%d):\n\n", escapeMarkdown(who), total)
+	fmt.Fprintf(&b, "What I remember about %s (%d):\n", escapeMarkdown(who), total)
+	heading := ""
 	for i, f := range list {
+		if h := scopeHeading(f, chat); h != heading {
+			heading = h
+			fmt.Fprintf(&b, "\n_%s_\n", escapeMarkdown(h))
+		}
 		text := f.Text
 		if utf8.RuneCountInString(text) > listedFactLength {
 			text = string([]rune(text)[:listedFactLength-1]) + "…"
@@ -227,7 +233,7 @@ func (in *Ingester) planCallback(ctx context.Context, u mynah.Update, intake *my
 	switch action {
 	case "p":
 		var err error
-		if turn.Static, turn.Buttons, err = in.memoriesPage(ctx, cb.From, page); err != nil {
+		if turn.Static, turn.Buttons, err = in.memoriesPage(ctx, u.Chat.ID, cb.From, page); err != nil {
 			return "", err
 		}
 	case "a":
@@ -242,6 +248,19 @@ func (in *Ingester) planCallback(ctx context.Context, u mynah.Update, intake *my
 	}
 	intake.Turn = turn
 	return answer, nil
+}
+
+// scopeHeading says where f is shown, as /memories heads it in chat.
+func scopeHeading(f mynah.Fact, chat mynah.ChatID) string {
+	switch {
+	case f.Scope == mynah.FactShared:
+		return "Shared: shown in every chat with you"
+	case f.Scope == mynah.FactChat && f.Chat == chat:
+		return "From this group: shown here and in our private chat"
+	case f.Scope == mynah.FactChat:
+		return "From a group: shown there and in our private chat"
+	}
+	return "Private: shown only in our private chat"
 }
 
 // plural spells n things.

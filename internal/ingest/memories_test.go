@@ -231,6 +231,30 @@ func TestMemoriesInGroups(t *testing.T) {
 	}
 }
 
+// TestMemoriesShowScopes: /memories heads each run of facts with where they are shown.
+func TestMemoriesShowScopes(t *testing.T) {
+	r := newMemoriesRig(t, access.Policy{})
+	r.facts.add(alice.ID, "said in private", "also in private")
+	for _, f := range []mynah.Fact{
+		{Text: "said in the group", Chat: group.ID, Scope: mynah.FactChat},
+		{Text: "said in another group", Chat: -1009, Scope: mynah.FactChat},
+		{Text: "asked to share", Chat: group.ID, Scope: mynah.FactShared},
+	} {
+		r.facts.nextID++
+		f.ID, f.Agent, f.User = r.facts.nextID, "Mynah", alice.ID
+		r.facts.facts = append(r.facts.facts, f)
+	}
+	turn := r.command(t, group, alice, 30, "/memories")
+	want := "What I remember about Alice (5):\n" +
+		"\n_Private: shown only in our private chat_\n1\\. said in private\n2\\. also in private\n" +
+		"\n_From this group: shown here and in our private chat_\n3\\. said in the group\n" +
+		"\n_From a group: shown there and in our private chat_\n4\\. said in another group\n" +
+		"\n_Shared: shown in every chat with you_\n5\\. asked to share\n"
+	if turn == nil || !strings.HasPrefix(turn.Static, want) {
+		t.Errorf("/memories in the group:\n%s\nwant it to start with:\n%s", turn.Static, want)
+	}
+}
+
 func TestForget(t *testing.T) {
 	r := newMemoriesRig(t, access.Policy{})
 	r.facts.add(alice.ID, "one", "two", "three", "four")

@@ -25,10 +25,15 @@ type Store interface {
 // Config is one agent's memory. Zero values take the documented defaults.
 type Config struct {
 	Agent string
-	// CuratedDir holds the notes an operator keeps by hand (agents/<Name>/memory); they
-	// are in every prompt's memory layer and searchable. EpisodicDir is where the note
-	// tool writes.
+	// CuratedDir holds the notes an operator keeps by hand (agents/<Name>/memory): those
+	// at its top are in every prompt's memory layer, those in chats/<chat id>/ in that
+	// chat's, users/<user id>.md in that person's private chat's; all are searchable
+	// where they are shown. EpisodicDir is where the note tool writes, in a folder per
+	// chat (see the package documentation).
 	CuratedDir, EpisodicDir string
+	// NotesPerChat caps the bytes of notes the note tool writes in one chat (default
+	// DefaultNotesPerChat).
+	NotesPerChat int64
 	// Search tunes ranking (DefaultOptions when zero).
 	Search Options
 	// MaxFacts caps the facts kept about one person (the oldest are evicted).
@@ -99,7 +104,7 @@ func New(cfg Config, store Store, model llm.Model, emb llm.Embedder) *Engine {
 		NewForget(store),
 		NewSearchTool(e.all),
 		NewGetTool(store).WithNotes(e.notes),
-		NewNoteTool(cfg.EpisodicDir),
+		NewNoteTool(cfg.EpisodicDir, cfg.NotesPerChat),
 	}
 	s := cfg.Summaries
 	if model != nil && (s.Rolling || s.Week.Every > 0 || s.Month.Every > 0) {
@@ -136,11 +141,14 @@ func (e *Engine) Sources() prompt.Sources {
 // memory_get and note.
 func (e *Engine) Tools() []tool.Tool { return e.tools }
 
-// Search searches history and notes as memory_search does.
+// Search is the operator's search: history as memory_search searches it, and every note,
+// whatever chat it belongs to, unscoped ones (written before notes had scopes) included.
+// Its results must not reach a chat.
 func (e *Engine) Search(ctx context.Context, q Query) ([]Result, error) {
 	if q.Agent == "" {
 		q.Agent = e.cfg.Agent
 	}
+	q.AllNotes = true
 	return e.all.Search(ctx, q)
 }
 

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mynah-ai/mynah"
@@ -22,10 +23,12 @@ type FactStore interface {
 const maxFactPeople = 20
 
 // Facts is the facts part of the memory layer: what the agent remembers about the people
-// taking part. In a private chat that is the user; in a group, the author of the message
-// being answered and the people who spoke in the window, most recent first, so that when
-// the layer's budget runs short the facts of those long silent go first. Bots, the agent
-// included, have no facts offered. It is safe for concurrent use.
+// taking part. In a private chat that is the user, with all of their facts; in a group,
+// the author of the message being answered and the people who spoke in the window, most
+// recent first, so that when the layer's budget runs short the facts of those long silent
+// go first, with only the facts the group may see: learned in it, or shared
+// (mynah.Fact.VisibleIn). Bots, the agent included, have no facts offered. It is safe for
+// concurrent use.
 type Facts struct {
 	store FactStore
 }
@@ -48,6 +51,7 @@ func (s *Facts) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, error
 	if err != nil {
 		return nil, fmt.Errorf("reading facts about %d people: %w", len(ids), err)
 	}
+	facts = slices.DeleteFunc(facts, func(f mynah.Fact) bool { return !f.VisibleIn(q.Chat.ID) })
 	items := make([]prompt.Item, len(facts))
 	for i, f := range facts {
 		items[i] = prompt.Item{

@@ -38,11 +38,18 @@ func openFactStore(t *testing.T) *sqlite.DB {
 	return db
 }
 
+// remember stores facts about u as an operator adds them: private.
 func remember(t *testing.T, db *sqlite.DB, u mynah.User, texts ...string) []mynah.Fact {
+	t.Helper()
+	return rememberIn(t, db, u, 0, mynah.FactPrivate, texts...)
+}
+
+// rememberIn stores facts about u learned in chat, with scope.
+func rememberIn(t *testing.T, db *sqlite.DB, u mynah.User, chat mynah.ChatID, scope mynah.FactScope, texts ...string) []mynah.Fact {
 	t.Helper()
 	var out []mynah.Fact
 	for _, text := range texts {
-		f, _, err := db.AddFact(t.Context(), mynah.Fact{Agent: "Mynah", User: u.ID, Text: text, Created: t0}, 0)
+		f, _, err := db.AddFact(t.Context(), mynah.Fact{Agent: "Mynah", User: u.ID, Text: text, Chat: chat, Scope: scope, Created: t0}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,10 +93,13 @@ func TestFactsPrivateChat(t *testing.T) {
 // the others by how recently they spoke; never of bots, nor of people who did not speak.
 func TestFactsGroup(t *testing.T) {
 	db := openFactStore(t)
-	fa := remember(t, db, alice, "alice 1", "alice 2")
-	fc := remember(t, db, carol, "carol 1")
-	remember(t, db, dave, "dave is not in this window")
-	remember(t, db, otherBot, "a bot's fact")
+	in := func(u mynah.User, texts ...string) []mynah.Fact {
+		return rememberIn(t, db, u, factsGroup.ID, mynah.FactChat, texts...)
+	}
+	fa := in(alice, "alice 1", "alice 2")
+	fc := in(carol, "carol 1")
+	in(dave, "dave is not in this window")
+	in(otherBot, "a bot's fact")
 	target := msg(factsGroup, 14, carol, "@mynah_bot what do you know about us?")
 	window := []mynah.Message{
 		msg(factsGroup, 10, dave, "old") /* dave left the window below */, msg(factsGroup, 11, alice, "hello"),
@@ -167,7 +177,7 @@ func TestForgetTool(t *testing.T) {
 	fc := remember(t, db, carol, "carol has a dog")
 	forget := memory.NewForget(db)
 	call := func(sender mynah.User, args string) (string, error) {
-		return forget.Run(t.Context(), tool.Call{Agent: "Mynah", Chat: factsGroup, Sender: sender, Args: json.RawMessage(args), Now: t0})
+		return forget.Run(t.Context(), tool.Call{Agent: "Mynah", Chat: factsDM, Sender: sender, Args: json.RawMessage(args), Now: t0})
 	}
 	// Alice cannot make the agent forget Carol's fact.
 	if out, err := call(alice, fmt.Sprintf(`{"fact_id":%d}`, fc[0].ID)); err == nil {

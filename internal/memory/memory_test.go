@@ -243,8 +243,9 @@ func TestTools(t *testing.T) {
 	}
 }
 
-// TestSearchToolAboutUser: "about": "user" finds what the person answered wrote in other
-// chats, and nobody else's words from there; the default stays in this chat.
+// TestSearchToolAboutUser: "about": "user" in the person's private chat finds what they
+// wrote in other chats, and nobody else's words from there; in a group it stays in the
+// group, so that nothing they said elsewhere reaches it; the default stays in this chat.
 func TestSearchToolAboutUser(t *testing.T) {
 	h := conversation()
 	other := mynah.Chat{ID: -500, Type: mynah.ChatGroup}
@@ -253,18 +254,22 @@ func TestSearchToolAboutUser(t *testing.T) {
 		mynah.Message{Chat: other, ID: 1, Sender: alice, Time: t0, Text: "my bicycle lock code changed"},
 		mynah.Message{Chat: other, ID: 2, Sender: bob, Time: t0, Text: "my bicycle is red"})
 	search := NewSearchTool(NewSearcher(h, Options{}, nil))
-	run := func(args string) string {
+	private := mynah.Chat{ID: mynah.ChatID(alice.ID), Type: mynah.ChatPrivate}
+	run := func(in mynah.Chat, args string) string {
 		t.Helper()
-		out, err := search.Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Sender: alice, Args: json.RawMessage(args)})
+		out, err := search.Run(t.Context(), tool.Call{Agent: "a", Chat: in, Sender: alice, Args: json.RawMessage(args)})
 		if err != nil {
 			t.Fatalf("memory_search %s: %v", args, err)
 		}
 		return out
 	}
-	if out := run(`{"query":"bicycle"}`); out != "No messages found." {
+	if out := run(chat, `{"query":"bicycle"}`); out != "No messages found." {
 		t.Errorf("memory_search in this chat = %q: other chats leaked", out)
 	}
-	out := run(`{"query":"bicycle","about":"user"}`)
+	if out := run(chat, `{"query":"bicycle","about":"user"}`); out != "No messages found." {
+		t.Errorf("memory_search about the user in a group = %q: another chat leaked into the group", out)
+	}
+	out := run(private, `{"query":"bicycle","about":"user"}`)
 	if !strings.Contains(out, "in chat -500] Alice") || !strings.Contains(out, "lock code") || strings.Contains(out, "red") {
 		t.Errorf("memory_search about the user = %q: want Alice's own message from the other chat only", out)
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -20,20 +20,20 @@ const (
 	episodicPrefix = "notes/"
 )
 
-// NoteSource is what a Searcher asks for notes: up to limit chunks of agent's notes
-// matching terms, best first.
+// NoteSource is what a Searcher asks for notes: the best chunks for q, as
+// mynah.NoteIndex.SearchNotes returns them.
 type NoteSource interface {
-	SearchNotes(ctx context.Context, agent string, terms []string, limit int) ([]mynah.NoteHit, error)
+	SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteHit, error)
 }
 
 // SearchNotes syncs the notes first, so that a note written a moment ago is found, then
 // searches the index. A failed sync (a folder that cannot be read) is not the search's
 // failure: what is indexed is still searched, and serve's periodic sync reports it.
-func (n *Notes) SearchNotes(ctx context.Context, agent string, terms []string, limit int) ([]mynah.NoteHit, error) {
-	if agent == n.agent {
+func (n *Notes) SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteHit, error) {
+	if q.Agent == n.agent {
 		_, _ = n.Sync(ctx)
 	}
-	return n.index.SearchNotes(ctx, mynah.NoteQuery{Agent: agent, Terms: terms, Limit: limit})
+	return n.index.SearchNotes(ctx, q)
 }
 
 // WithNotes returns a copy of s that searches notes too: each search then fuses the best
@@ -53,16 +53,16 @@ func NoteSourceName(f mynah.NoteFile, c mynah.NoteChunk) string {
 	return fmt.Sprintf("%s%s:%d-%d", prefix, f.Path, c.StartLine, c.EndLine)
 }
 
-// addNotes fuses msgs, the message results of q, with the best k note chunks for terms,
-// and returns the best k of both. Each kind's scores are normalised by its own best (Fuse
-// does that per list), so neither kind drowns the other: BM25 over short messages and over
-// 400-token chunks are on different scales. Searches of one person's words (q.Sender) are
-// about messages only.
+// addNotes fuses msgs, the message results of q, with the best k note chunks for terms
+// that q.Chat may see (every note with q.AllNotes), and returns the best k of both. Each
+// kind's scores are normalised by its own best (Fuse does that per list), so neither kind
+// drowns the other: BM25 over short messages and over 400-token chunks are on different
+// scales. Searches of one person's words (q.Sender) are about messages only.
 func (s *Searcher) addNotes(ctx context.Context, q Query, terms []string, msgs []Result, k int) ([]Result, error) {
 	if s.notes == nil || q.Sender != 0 {
 		return msgs, nil
 	}
-	hits, err := s.notes.SearchNotes(ctx, q.Agent, terms, k)
+	hits, err := s.notes.SearchNotes(ctx, mynah.NoteQuery{Agent: q.Agent, Terms: terms, Limit: k, Chat: q.Chat, All: q.AllNotes})
 	if err != nil {
 		return nil, fmt.Errorf("memory: searching notes: %w", err)
 	}
@@ -98,21 +98,27 @@ func (s *Searcher) addNotes(ctx context.Context, q Query, terms []string, msgs [
 const maxNoteLines = 200
 
 // NoteLines returns lines from..to (1-based, inclusive; to 0 means from+40) of the note
-// named as results name it ("memory/birds.md", "notes/garden.md"), each prefixed with its
-// number. A name outside the agent's note folders is refused.
-func (n *Notes) NoteLines(name string, from, to int) (string, error) {
+// named as results name it ("memory/birds.md", "notes/chats/7/garden.md"), each prefixed
+// with its number, when chat may see it (mynah.NoteFile.VisibleIn). A name outside the
+// agent's note folders, or reached through a symbolic link, is refused.
+func (n *Notes) NoteLines(chat mynah.ChatID, name string, from, to int) (string, error) {
 	var root, rel string
+	var kind mynah.NoteKind
 	switch {
 	case strings.HasPrefix(name, curatedPrefix):
-		root, rel = n.curated, strings.TrimPrefix(name, curatedPrefix)
+		root, rel, kind = n.curated, strings.TrimPrefix(name, curatedPrefix), mynah.NoteCurated
 	case strings.HasPrefix(name, episodicPrefix):
-		root, rel = n.episodic, strings.TrimPrefix(name, episodicPrefix)
+		root, rel, kind = n.episodic, strings.TrimPrefix(name, episodicPrefix), mynah.NoteEpisodic
 	default:
 		return "", fmt.Errorf("%q is not a note: a note's path starts with %s or %s", name, curatedPrefix, episodicPrefix)
 	}
-	rel = filepath.FromSlash(rel)
-	if root == "" || !filepath.IsLocal(rel) || !strings.EqualFold(filepath.Ext(rel), ".md") {
+	if root == "" || strings.Contains(rel, `\`) || !filepath.IsLocal(filepath.FromSlash(rel)) || path.Clean(rel) != rel ||
+		!strings.EqualFold(path.Ext(rel), ".md") {
 		return "", fmt.Errorf("%q is not a note", name)
+	}
+	scope, c, u := NoteScopeOf(kind, rel)
+	if !(mynah.NoteFile{Scope: scope, Chat: c, User: u}).VisibleIn(chat) {
+		return "", fmt.Errorf("note %q is not among the notes of this chat", name)
 	}
 	from = max(from, 1)
 	if to <= 0 {
@@ -122,7 +128,7 @@ func (n *Notes) NoteLines(name string, from, to int) (string, error) {
 		return "", fmt.Errorf("lines %d-%d: the range is empty", from, to)
 	}
 	to = min(to, from+maxNoteLines-1)
-	f, err := os.Open(filepath.Join(root, rel))
+	f, err := openNote(root, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("note %q does not exist", name)
 	}

@@ -21,10 +21,12 @@ const maxNoteFile = 4 << 20
 
 // Notes keeps an agent's notes index in step with its note files: the curated notes an
 // operator writes under <config>/agents/<Name>/memory/ (any depth) and the episodic notes
-// the agent's note tool writes in <data>/notes/<Name>/. Only *.md files are notes.
-// Sync finds what changed by stat (size and modification time) and reads and hashes only
-// those files, so calling it often (serve does, and every search first) is cheap and a
-// note edited by hand is found without a restart. It is safe for concurrent use.
+// the agent's note tool writes in <data>/notes/<Name>/. Only *.md files are notes, and
+// only regular files: a symbolic link is not followed. Each is indexed with its scope
+// (NoteScopeOf). Sync finds what changed by stat (size, modification time and scope) and
+// reads and hashes only those files, so calling it often (serve does, and every search
+// first) is cheap and a note edited by hand is found without a restart. It is safe for
+// concurrent use.
 type Notes struct {
 	agent    string
 	curated  string
@@ -88,7 +90,7 @@ func (n *Notes) Sync(ctx context.Context) (SyncStats, error) {
 			}
 			key := noteKey{root.kind, filepath.ToSlash(rel)}
 			seen[key] = true
-			return n.syncFile(ctx, key, p, indexed, &st)
+			return n.syncFile(ctx, key, root.dir, indexed, &st)
 		})
 		if errors.Is(err, fs.ErrNotExist) && !dirExists(root.dir) {
 			err = nil // no folder: no notes of this kind
@@ -121,19 +123,27 @@ func dirExists(dir string) bool {
 	return err == nil
 }
 
-// syncFile indexes the file at p when its size, time or content changed.
-func (n *Notes) syncFile(ctx context.Context, key noteKey, p string, indexed map[noteKey]mynah.NoteFile, st *SyncStats) error {
-	info, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		delete(indexed, key) // removed while we walked: the next sync removes it
+// syncFile indexes the file key.path under dir when its size, time, scope or content
+// changed.
+func (n *Notes) syncFile(ctx context.Context, key noteKey, dir string, indexed map[noteKey]mynah.NoteFile, st *SyncStats) error {
+	info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(key.path)))
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !info.Mode().IsRegular() {
+		delete(indexed, key) // removed (or replaced by a link) while we walked: the next sync removes it
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	scope, chat, user := NoteScopeOf(key.kind, key.path)
 	old, ok := indexed[key]
 	if ok && old.Size == info.Size() && old.ModTime.Equal(info.ModTime()) {
-		return nil
+		if old.Scope == scope && old.Chat == chat && old.User == user {
+			return nil
+		}
+		// Indexed before notes had scopes (or under other rules): record the scope, keep
+		// the chunks.
+		old.Scope, old.Chat, old.User = scope, chat, user
+		return n.index.PutNote(ctx, old, nil)
 	}
 	if info.Size() > maxNoteFile {
 		st.Skipped++
@@ -143,14 +153,14 @@ func (n *Notes) syncFile(ctx context.Context, key noteKey, p string, indexed map
 		}
 		return nil
 	}
-	data, err := os.ReadFile(p)
+	data, err := readNote(dir, key.path, maxNoteFile)
 	if err != nil {
 		return err
 	}
 	st.Hashed++
 	sum := sha256.Sum256(data)
 	f := mynah.NoteFile{Agent: n.agent, Kind: key.kind, Path: key.path, Hash: hex.EncodeToString(sum[:]),
-		Size: info.Size(), ModTime: info.ModTime()}
+		Size: info.Size(), ModTime: info.ModTime(), Scope: scope, Chat: chat, User: user}
 	var chunks []mynah.NoteChunk
 	if !ok || old.Hash != f.Hash {
 		chunks = ChunkNote(string(data), ChunkTokens, ChunkOverlap)

@@ -128,7 +128,7 @@ func write(t *testing.T, path, text string) {
 
 func search(t *testing.T, db *sqlite.DB, terms ...string) []string {
 	t.Helper()
-	hits, err := db.SearchNotes(t.Context(), mynah.NoteQuery{Agent: "Mynah", Terms: terms, Limit: 10})
+	hits, err := db.SearchNotes(t.Context(), mynah.NoteQuery{Agent: "Mynah", Terms: terms, Limit: 10, All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,15 +231,15 @@ func TestNoteFileName(t *testing.T) {
 
 func TestNoteToolAppends(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "notes", "Mynah")
-	nt := memory.NewNoteTool(dir)
+	nt := memory.NewNoteTool(dir, 0)
 	out, err := call(t, nt, `{"topic":"../Garden plans","text":"Plant tomatoes in May."}`)
-	if err != nil || out != "Noted in notes/garden-plans.md." {
+	if err != nil || out != "Noted in notes/chats/7/garden-plans.md." {
 		t.Fatalf("note = %q, %v", out, err)
 	}
 	if _, err := call(t, nt, `{"topic":"garden PLANS","text":"Buy a hose."}`); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "garden-plans.md"))
+	got, err := os.ReadFile(filepath.Join(dir, "chats", "7", "garden-plans.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,10 +275,10 @@ func TestSearchFindsNotesWithSource(t *testing.T) {
 	s := memory.NewSearcher(db, memory.Options{}, nil).WithNotes(notes)
 
 	// A note written after the searcher was made is found: the search syncs first.
-	if _, err := call(t, memory.NewNoteTool(data), `{"topic":"sightings","text":"Kestrel nest under the bridge."}`); err != nil {
+	if _, err := call(t, memory.NewNoteTool(data, 0), `{"topic":"sightings","text":"Kestrel nest under the bridge."}`); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Search(t.Context(), memory.Query{Agent: "Mynah", Text: "kestrel", K: 5})
+	res, err := s.Search(t.Context(), memory.Query{Agent: "Mynah", Chat: 7, Text: "kestrel", K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestSearchFindsNotesWithSource(t *testing.T) {
 			t.Errorf("%s scored %v", r.Source, r.Score)
 		}
 	}
-	want := map[string]memory.Kind{"chat 7 #1": memory.KindMessage, "memory/birds.md:1-3": memory.KindNote, "notes/sightings.md:1-5": memory.KindNote}
+	want := map[string]memory.Kind{"chat 7 #1": memory.KindMessage, "memory/birds.md:1-3": memory.KindNote, "notes/chats/7/sightings.md:1-5": memory.KindNote}
 	if diff := cmp.Diff(kinds, want); diff != "" {
 		t.Errorf("results (-got +want):\n%s", diff)
 	}

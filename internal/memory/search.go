@@ -1,7 +1,3 @@
-// Package memory is what an agent remembers beyond its prompt window: search over every
-// stored message (keyword BM25 from the store's history index, ranked here so that every
-// backend ranks alike), the recall layer of the prompt, and the memory tools the model
-// calls.
 package memory
 
 import (
@@ -43,13 +39,18 @@ type Result struct {
 
 // Query is one search.
 type Query struct {
-	Agent  string
-	Chat   mynah.ChatID // 0: every chat of the agent
+	Agent string
+	// Chat limits the messages to one chat (0: every chat of the agent) and the notes to
+	// those that chat may see (0: global notes only; see the package documentation).
+	Chat   mynah.ChatID
 	Sender mynah.UserID // 0: anyone
 	Text   string
 	K      int // results wanted; 0 means 10
 	// Exclude lists messages not to return (those already in the prompt's window).
 	Exclude []mynah.MessageID
+	// AllNotes searches every note, whatever chat it belongs to and unscoped ones too:
+	// the operator's search, never one whose results a chat sees.
+	AllNotes bool
 }
 
 // History is the store the searcher reads: the history index and message neighbours.

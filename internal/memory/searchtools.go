@@ -12,9 +12,11 @@ import (
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
-// SearchTool is the memory_search tool: the model searches the history of the chat it is
-// in, or, with "about": "user", what the person it answers wrote in any chat of the agent
-// (their own words only: other people's messages never cross from one chat to another).
+// SearchTool is the memory_search tool: the model searches the history and the notes of
+// the chat it is in, or, with "about": "user", what the person it answers wrote: in their
+// private chat, in any chat of the agent (their own words only: other people's messages
+// never cross from one chat to another); in a group, in that group only, so that what
+// they said in private or in another group stays there.
 type SearchTool struct{ searcher *Searcher }
 
 // NewSearchTool returns the memory_search tool over s.
@@ -30,7 +32,7 @@ func (SearchTool) Spec() llm.Tool {
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"query":{"type":"string","description":"what to look for, in plain words"},` +
 			`"k":{"type":"integer","minimum":1,"maximum":20,"description":"how many results (default 5)"},` +
-			`"about":{"type":"string","enum":["chat","user"],"description":"chat (default): this chat's history and your notes; user: what the person you are answering wrote in any chat with you"}},` +
+			`"about":{"type":"string","enum":["chat","user"],"description":"chat (default): this chat's history and your notes; user: what the person you are answering wrote (in a private chat: in any chat with you; in a group: in this group)"}},` +
 			`"required":["query"]}`),
 	}
 }
@@ -52,7 +54,10 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 		if c.Sender.ID == 0 {
 			return "", errors.New(`about "user": this turn answers nobody in particular`)
 		}
-		q.Chat, q.Sender = 0, c.Sender.ID
+		q.Sender = c.Sender.ID
+		if c.Chat.ID == mynah.ChatID(c.Sender.ID) {
+			q.Chat = 0 // their private chat: their words anywhere are theirs to see
+		}
 	default:
 		return "", fmt.Errorf(`about must be "chat" or "user", not %q`, args.About)
 	}
@@ -110,7 +115,7 @@ func (t GetTool) Spec() llm.Tool {
 	if t.notes != nil {
 		return llm.Tool{
 			Name:        "memory_get",
-			Description: "Read a message of this chat by its message id, with the messages just before and after it; or lines of a note by its path, as memory_search shows them (path:from-to).",
+			Description: "Read a message of this chat by its message id, with the messages just before and after it; or lines of one of this chat's notes by its path, as memory_search shows them (path:from-to).",
 			Parameters: json.RawMessage(`{"type":"object","properties":{` +
 				`"message_id":{"type":"integer","description":"the message id, as memory_search shows it after #"},` +
 				`"around":{"type":"integer","minimum":0,"maximum":10,"description":"messages to show before and after (default 2)"},` +
@@ -142,7 +147,7 @@ func (t GetTool) Run(ctx context.Context, c tool.Call) (string, error) {
 		return "", fmt.Errorf("arguments are not {\"message_id\": integer, \"around\": integer}: %v", err)
 	}
 	if args.Path != "" && t.notes != nil {
-		return t.notes.NoteLines(args.Path, args.From, args.To)
+		return t.notes.NoteLines(c.Chat.ID, args.Path, args.From, args.To)
 	}
 	n := 2
 	if args.Around != nil {

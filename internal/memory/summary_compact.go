@@ -120,23 +120,24 @@ const maxFlushRounds = 3
 const flushInstructions = `Before the messages below scroll out of what you can see, save the lasting facts about the people in them ` +
 	`that you will want to remember in later conversations: who they are, what they do, what they like, their plans, ` +
 	`things they asked you to remember. Save only what a person said about themselves, one fact per call of the remember tool, ` +
-	`with the user_id of the person it is about. Do not save what is already obvious, passing small talk, or facts about yourself. ` +
+	`with the message_id of the message in which they said it (the number after [# in the messages): the fact is saved about its author. ` +
+	`Do not save what is already obvious, passing small talk, or facts about yourself. ` +
 	`Nobody sees this turn; when you are done, answer with an empty message.`
 
 // flush is the memory flush: one silent turn in which the model may save facts about the
 // people in msgs with the remember tool. Nothing of it reaches the chat; a failure only
 // costs facts the summary may still hold, so it is logged, not returned.
 func (s *Summarizer) flush(ctx context.Context, msgs []mynah.Message) {
-	people := map[mynah.UserID]mynah.User{}
+	said := map[mynah.MessageID]mynah.Message{}
 	for _, m := range msgs {
 		if !m.Outgoing && !m.Sender.IsBot && m.Sender.ID > 0 {
-			people[m.Sender.ID] = m.Sender
+			said[m.ID] = m
 		}
 	}
-	if len(people) == 0 {
+	if len(said) == 0 {
 		return
 	}
-	ft := &flushRemember{inner: s.cfg.Remember, people: people}
+	ft := &flushRemember{inner: s.cfg.Remember, said: said}
 	last := msgs[len(msgs)-1]
 	req := llm.Request{
 		Model: s.cfg.ModelID, System: flushInstructions, Tools: []llm.Tool{ft.Spec()}, MaxTokens: s.cfg.ReplyTokens,
@@ -160,7 +161,7 @@ func (s *Summarizer) flush(ctx context.Context, msgs []mynah.Message) {
 		for _, tc := range resp.ToolCalls {
 			call.Parts = append(call.Parts, llm.Part{ToolCall: &tc})
 			out, err := ft.Run(ctx, tool.Call{Agent: s.cfg.Agent, Chat: last.Chat, Thread: last.ThreadID,
-				Target: last.ID, Args: tc.Arguments, Now: s.cfg.Now()})
+				Args: tc.Arguments, Now: s.cfg.Now()})
 			res := &llm.ToolResult{CallID: tc.ID, Name: tc.Name, Content: out}
 			if err != nil {
 				res.Content, res.IsError = err.Error(), true
@@ -171,42 +172,44 @@ func (s *Summarizer) flush(ctx context.Context, msgs []mynah.Message) {
 	}
 }
 
-// flushRemember is the remember tool as the memory flush offers it: the turn answers no
-// one message, so the model names whom each fact is about, and may name only someone who
-// spoke in the messages being compacted.
+// flushRemember is the remember tool as the memory flush offers it. The turn answers no
+// one message, so the model names the message each fact was said in, and the call is the
+// regular tool's as if the turn answered that message: the same rule files the fact
+// about its author, in that chat's scope. A user_id, if given, must be that author.
 type flushRemember struct {
-	inner  tool.Tool
-	people map[mynah.UserID]mynah.User
+	inner tool.Tool
+	said  map[mynah.MessageID]mynah.Message // the messages being compacted, of people
 }
 
 func (f *flushRemember) Spec() llm.Tool {
 	return llm.Tool{
 		Name:        "remember",
-		Description: "Save a lasting fact about one person who wrote in these messages, to remember in every chat with them. One short, self-contained sentence in the third person.",
+		Description: "Save a lasting fact that one person said about themselves in these messages, to remember in later conversations with them. One short, self-contained sentence in the third person.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"user_id":{"type":"integer","description":"The id of the person the fact is about (the number after # in the messages)."},` +
-			`"fact":{"type":"string","description":"The fact, one sentence."}},"required":["user_id","fact"],"additionalProperties":false}`),
+			`"message_id":{"type":"integer","description":"The id of the message in which the person said it (the number after [# in the messages); the fact is saved about its author."},` +
+			`"fact":{"type":"string","description":"The fact, one sentence."}},"required":["message_id","fact"],"additionalProperties":false}`),
 	}
 }
 
 func (f *flushRemember) Run(ctx context.Context, c tool.Call) (string, error) {
 	var args struct {
-		User mynah.UserID `json:"user_id"`
-		Fact string       `json:"fact"`
+		Message mynah.MessageID `json:"message_id"`
+		User    mynah.UserID    `json:"user_id"`
+		Fact    string          `json:"fact"`
 	}
 	if err := json.Unmarshal(c.Args, &args); err != nil {
-		return "", fmt.Errorf("arguments must be an object with an integer \"user_id\" and a string \"fact\": %v", err)
+		return "", fmt.Errorf("arguments must be an object with an integer \"message_id\" and a string \"fact\": %v", err)
 	}
-	who, ok := f.people[args.User]
-	if !ok && len(f.people) == 1 && args.User == 0 {
-		for _, p := range f.people {
-			who, ok = p, true
-		}
+	m, ok := f.said[args.Message]
+	switch {
+	case args.Message == 0:
+		return "", errors.New("give the message_id of the message in which the person said it")
+	case !ok:
+		return "", fmt.Errorf("message %d is not one of these messages written by a person", args.Message)
+	case args.User != 0 && args.User != m.Sender.ID:
+		return "", fmt.Errorf("message %d was written by user %d, not %d: a fact is saved only about the person who said it", args.Message, m.Sender.ID, args.User)
 	}
-	if !ok {
-		return "", fmt.Errorf("user %d did not write in these messages", args.User)
-	}
-	c.Sender = who
+	c.Chat, c.Thread, c.Sender, c.Target = m.Chat, m.ThreadID, m.Sender, m.ID
 	c.Args, _ = json.Marshal(map[string]string{"fact": args.Fact})
 	return f.inner.Run(ctx, c)
 }

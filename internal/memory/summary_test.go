@@ -215,7 +215,7 @@ func TestFlushOnce(t *testing.T) {
 	model := &scriptModel{answer: func(n int, req llm.Request) (*llm.Response, error) {
 		if len(req.Tools) > 0 {
 			if len(req.Turns) == 1 { // the first round: save a fact
-				return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "remember", Arguments: json.RawMessage(`{"user_id":42,"fact":"Keeps bees on the roof."}`)}}}, nil
+				return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "remember", Arguments: json.RawMessage(`{"message_id":29,"fact":"Keeps bees on the roof."}`)}}}, nil
 			}
 			return &llm.Response{}, nil
 		}

@@ -50,6 +50,10 @@ type Input struct {
 	Count       func(string) int // token counter; nil = Estimate
 	Now         time.Time        // for the tail; zero leaves the time out
 	Location    *time.Location   // time zone of times shown; nil = UTC
+
+	// room is what the target and its reply chain may cost at most: the budget less the
+	// system layer and the tail (set by Build; 0: unlimited).
+	room int
 }
 
 // LayerUse is what one layer contributed to a prompt.
@@ -91,7 +95,11 @@ func (c Composition) Layer(name string) LayerUse {
 // Build renders in as a provider-neutral request (System, Context and Turns; the caller
 // sets the model and tools). Layers are filled in order within their shares; what they
 // leave flows to history. Messages are never split: a message either fits whole or is
-// left out, oldest first; the target and its reply chain always stay.
+// left out, oldest first; the target and its reply chain always stay, and are the only
+// messages cut: when one would not fit in the budget left by the system layer and the
+// tail, its text is cut to fit and ends with a marker saying how many characters are not
+// shown (the stored message stays whole). Each quoted message may take an eighth of that
+// room, the target what the chain leaves, and at least half.
 func Build(in Input) (llm.Request, Composition) {
 	if in.Count == nil {
 		in.Count = Estimate
@@ -118,6 +126,9 @@ func Build(in Input) (llm.Request, Composition) {
 	comp.Layers = append(comp.Layers, LayerUse{Name: LayerSystem, Tokens: sysTokens})
 	tail := in.tail()
 	tailTokens := in.Count(tail)
+	if !unlimited {
+		in.room = max(in.Budget-sysTokens-tailTokens, 1)
+	}
 
 	// The target, its reply chain and the tail are never left out: the optional layers
 	// yield to them when the budget is tight.

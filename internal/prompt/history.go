@@ -3,6 +3,7 @@ package prompt
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/llm"
@@ -50,7 +51,7 @@ func (in *Input) selectHistory(budget int) selection {
 	done := make([]bool, len(hist))
 	get := func(i int) unit {
 		if !done[i] {
-			units[i], done[i] = in.unit(&hist[i], false), true
+			units[i], done[i] = in.unit(&hist[i], false, ""), true
 		}
 		return units[i]
 	}
@@ -59,11 +60,12 @@ func (in *Input) selectHistory(budget int) selection {
 	if recap != "" {
 		left -= in.Count(recap)
 	}
+	targets := make([]int, 0, 1)
 	for i := range hist {
 		if hist[i].ID == in.Target {
 			// The target is always shown, even when the policy would leave it out.
 			include[i] = true
-			left -= get(i).cost
+			targets = append(targets, i)
 			n++
 			if i < first {
 				sel.omitted--
@@ -78,6 +80,7 @@ func (in *Input) selectHistory(budget int) selection {
 	}
 	var chain []unit
 	var chainIDs []mynah.MessageID
+	chainCost := 0
 	for k := range in.Quoted {
 		q := &in.Quoted[k]
 		if k == maxQuoted || q.ID == 0 {
@@ -86,10 +89,15 @@ func (in *Input) selectHistory(budget int) selection {
 		if i, ok := index[q.ID]; ok && include[i] {
 			continue // the target itself, or already in
 		}
-		u := in.unit(q, true)
+		u := in.fit(q, true, in.share(in.room/8))
 		left -= u.cost
+		chainCost += u.cost
 		chain = append(chain, u)
 		chainIDs = append(chainIDs, q.ID)
+	}
+	for _, i := range targets {
+		units[i], done[i] = in.fit(&hist[i], false, in.share(max(in.room-chainCost, in.room/2))), true
+		left -= units[i].cost
 	}
 	for i := len(hist) - 1; i >= first; i-- {
 		if include[i] {
@@ -147,15 +155,22 @@ type unit struct {
 	cost int
 }
 
-func (in *Input) unit(m *mynah.Message, quoted bool) unit {
+// unit renders m, quoted or not, with note (when not empty) on a line after its text.
+func (in *Input) unit(m *mynah.Message, quoted bool, note string) unit {
 	if in.Format == FormatCompact {
 		line := in.compactLine(m)
 		if quoted {
 			line = "(earlier) " + line
 		}
+		if note != "" {
+			line += "\n  " + note
+		}
 		return unit{line: line, cost: in.Count(line) + 1}
 	}
 	t := in.render(m)
+	if note != "" {
+		t.Parts[len(t.Parts)-1].Text += "\n" + note
+	}
 	if quoted {
 		if t.Role == llm.Assistant {
 			// Quoted context is shown, not re-spoken: the agent's own old words as a user turn.
@@ -164,4 +179,46 @@ func (in *Input) unit(m *mynah.Message, quoted bool) unit {
 		t.Parts = append([]llm.Part{{Text: "[quoted] an earlier message the conversation refers to, from outside the recent window:"}}, t.Parts...)
 	}
 	return unit{turn: t, cost: turnCost(t, in.Count)}
+}
+
+// share is n tokens of the room as a limit for fit: at least 1, or 0 (no limit) when the
+// room is unlimited.
+func (in *Input) share(n int) int {
+	if in.room <= 0 {
+		return 0
+	}
+	return max(n, 1)
+}
+
+// fit renders m as unit does, within limit tokens when limit > 0: a message that costs
+// more has its text cut, on a rune boundary, and a marker says how many characters are
+// not shown. Only the rendering is cut; m is not changed. When even the marker alone
+// does not fit (media descriptions are never cut), that is what is returned.
+func (in *Input) fit(m *mynah.Message, quoted bool, limit int) unit {
+	u := in.unit(m, quoted, "")
+	if limit <= 0 || u.cost <= limit || m.Text == "" {
+		return u
+	}
+	text := []rune(m.Text)
+	keep := len(text)
+	for round := 0; ; round++ {
+		// Keep the share of the text that fits; from the second round, when what is not
+		// text (the header, the marker) made it miss, half a percent less. That ends in
+		// a round or two when tokens grow with the text; halving after a few rounds ends
+		// it when they do not.
+		next := int(int64(keep) * int64(limit) / int64(u.cost))
+		if round > 0 {
+			next -= keep / 200
+		}
+		if round >= 8 {
+			next = min(next, keep/2)
+		}
+		keep = max(min(next, keep-1), 0)
+		cut := *m
+		cut.Text = strings.TrimRightFunc(string(text[:keep]), unicode.IsSpace)
+		u = in.unit(&cut, quoted, fmt.Sprintf("[… message truncated: %d characters not shown]", len(text)-keep))
+		if u.cost <= limit || keep == 0 {
+			return u
+		}
+	}
 }

@@ -18,8 +18,9 @@ var _ mynah.Facts = (*DB)(nil)
 // Facts are the one kind of row this package deletes (see 0006_facts.sql): derived data
 // that its owner asked the agent to forget, or that the per-user cap evicts.
 const (
-	factColumns    = `id, agent, user_id, text, chat_id, message_id, created`
-	insertFact     = `INSERT INTO facts (agent, user_id, text, norm, chat_id, message_id, created) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	factColumns    = `id, agent, user_id, text, chat_id, message_id, scope, created`
+	insertFact     = `INSERT INTO facts (agent, user_id, text, norm, chat_id, message_id, scope, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	shareFact      = `UPDATE facts SET scope = 'shared' WHERE id = ?`
 	queryFactNorm  = `SELECT ` + factColumns + ` FROM facts WHERE agent = ? AND user_id = ? AND norm = ?`
 	countFacts     = `SELECT count(*) FROM facts WHERE agent = ? AND user_id = ?`
 	evictFacts     = `DELETE FROM facts WHERE id IN (SELECT id FROM facts WHERE agent = ? AND user_id = ? ORDER BY id LIMIT +?)`
@@ -41,6 +42,12 @@ func (db *DB) AddFact(ctx context.Context, f mynah.Fact, maxFacts int) (mynah.Fa
 		return mynah.Fact{}, false, fmt.Errorf("sqlite: add fact: agent, user and text are required")
 	case utf8.RuneCountInString(f.Text) > mynah.MaxFactLength:
 		return mynah.Fact{}, false, fmt.Errorf("sqlite: add fact: text longer than %d characters", mynah.MaxFactLength)
+	case f.Scope == "":
+		f.Scope = mynah.FactPrivate
+	case f.Scope == mynah.FactChat && f.Chat == 0:
+		return mynah.Fact{}, false, fmt.Errorf("sqlite: add fact: scope %q without the chat it was learned in", f.Scope)
+	case f.Scope != mynah.FactPrivate && f.Scope != mynah.FactChat && f.Scope != mynah.FactShared:
+		return mynah.Fact{}, false, fmt.Errorf("sqlite: add fact: unknown scope %q", f.Scope)
 	}
 	if maxFacts <= 0 {
 		maxFacts = mynah.DefaultMaxFacts
@@ -50,13 +57,19 @@ func (db *DB) AddFact(ctx context.Context, f mynah.Fact, maxFacts int) (mynah.Fa
 	err := db.inTx(ctx, func(tx *txn) error {
 		old, err := scanFact(tx.queryRow(ctx, db.stmts.queryFactNorm, f.Agent, int64(f.User), norm))
 		if err == nil {
+			if f.Scope == mynah.FactShared && old.Scope != mynah.FactShared {
+				if _, err := tx.exec(ctx, db.stmts.shareFact, old.ID); err != nil {
+					return err
+				}
+				old.Scope = mynah.FactShared
+			}
 			f = old
 			return nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		res, err := tx.exec(ctx, db.stmts.insertFact, f.Agent, int64(f.User), f.Text, norm, int64(f.Chat), int64(f.Message), f.Created.UnixMilli())
+		res, err := tx.exec(ctx, db.stmts.insertFact, f.Agent, int64(f.User), f.Text, norm, int64(f.Chat), int64(f.Message), string(f.Scope), f.Created.UnixMilli())
 		if err != nil {
 			return err
 		}
@@ -208,7 +221,7 @@ func scanFact(row interface{ Scan(...any) error }) (mynah.Fact, error) {
 	var f mynah.Fact
 	var user, chat, msg int64
 	var created sql.NullInt64
-	if err := row.Scan(&f.ID, &f.Agent, &user, &f.Text, &chat, &msg, &created); err != nil {
+	if err := row.Scan(&f.ID, &f.Agent, &user, &f.Text, &chat, &msg, &f.Scope, &created); err != nil {
 		return mynah.Fact{}, err
 	}
 	f.User, f.Chat, f.Message, f.Created = mynah.UserID(user), mynah.ChatID(chat), mynah.MessageID(msg), fromMillis(created)

@@ -1,7 +1,9 @@
 package sqlite
 
 import (
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +66,58 @@ func BenchmarkAddFact(b *testing.B) {
 		if _, _, err := db.AddFact(ctx, mynah.Fact{Agent: "a", User: 1, Text: fmt.Sprintf("fact %d", i)}, 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestScopesMigration: facts stored before facts had scopes become private, wherever they
+// were learned, and notes indexed before notes had scopes are shown nowhere until a sync
+// records theirs.
+func TestScopesMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mynah.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.version >= 13 {
+			break
+		}
+		if _, err := raw.ExecContext(ctx, m.sql); err != nil {
+			t.Fatalf("migration %d: %v", m.version, err)
+		}
+		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.version, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO facts (agent, user_id, text, norm, chat_id, message_id, created) VALUES ('a', 42, 'diagnosed with asthma', 'diagnosed with asthma', -100, 5, 0)`,
+		`INSERT INTO note_files (agent, kind, path, hash, size, mtime) VALUES ('a', 'episodic', 'door.md', 'h', 1, 0)`,
+	} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	facts, _, err := db.ListFacts(ctx, "a", 42, 0, 10)
+	if err != nil || len(facts) != 1 || facts[0].Scope != mynah.FactPrivate || facts[0].Chat != -100 {
+		t.Errorf("the old fact = %+v, %v; want it private, its chat kept", facts, err)
+	}
+	files, err := db.NoteFiles(ctx, "a")
+	if err != nil || len(files) != 1 || files[0].Scope != mynah.NoteUnscoped {
+		t.Errorf("the old note = %+v, %v; want it unscoped", files, err)
 	}
 }

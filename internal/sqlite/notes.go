@@ -18,16 +18,25 @@ const noteBits = 40
 
 const (
 	queryNoteHash  = `SELECT hash FROM note_files WHERE agent = ? AND kind = ? AND path = ?`
-	upsertNoteFile = `INSERT INTO note_files (agent, kind, path, hash, size, mtime) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (agent, kind, path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mtime = excluded.mtime`
+	upsertNoteFile = `INSERT INTO note_files (agent, kind, path, hash, size, mtime, scope, chat_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (agent, kind, path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mtime = excluded.mtime,
+		scope = excluded.scope, chat_id = excluded.chat_id, user_id = excluded.user_id`
 	deleteNoteChunks = `DELETE FROM note_chunks WHERE agent = ? AND kind = ? AND path = ?`
 	deleteNoteFile   = `DELETE FROM note_files WHERE agent = ? AND kind = ? AND path = ?`
 	queryNextChunk   = `SELECT coalesce(max(id) + 1, ?1) FROM note_chunks WHERE id BETWEEN ?1 AND ?2`
 	insertNoteChunk  = `INSERT INTO note_chunks (id, agent, kind, path, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	queryNoteFiles   = `SELECT kind, path, hash, size, mtime FROM note_files WHERE agent = ?`
-	querySearchNotes = `SELECT f.kind, f.path, f.hash, f.size, f.mtime, c.start_line, c.end_line, c.text, c.hash, h.score FROM (
-		SELECT rowid AS id, -rank AS score FROM note_search
-		WHERE note_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT +?) h
+	noteFileColumns  = `f.kind, f.path, f.hash, f.size, f.mtime, f.scope, f.chat_id, f.user_id`
+	queryNoteFiles   = `SELECT ` + noteFileColumns + ` FROM note_files f WHERE agent = ?`
+	// The scope filter is inside the ranking, so that notes of other chats do not take the
+	// places of the ones this chat may see: ?5 is All, ?6 the chat (a private chat's id is
+	// its user's).
+	querySearchNotes = `SELECT ` + noteFileColumns + `, c.start_line, c.end_line, c.text, c.hash, h.score FROM (
+		SELECT note_search.rowid AS id, -note_search.rank AS score FROM note_search
+		JOIN note_chunks sc ON sc.id = note_search.rowid
+		JOIN note_files sf ON sf.agent = sc.agent AND sf.kind = sc.kind AND sf.path = sc.path
+		WHERE note_search MATCH ?1 AND note_search.rowid BETWEEN ?2 AND ?3
+		AND (?5 OR sf.scope = 'global' OR (sf.scope = 'chat' AND sf.chat_id = ?6) OR (sf.scope = 'user' AND sf.user_id = ?6))
+		ORDER BY note_search.rank LIMIT +?4) h
 		JOIN note_chunks c ON c.id = h.id
 		JOIN note_files f ON f.agent = c.agent AND f.kind = c.kind AND f.path = c.path`
 )
@@ -44,11 +53,9 @@ func (db *DB) NoteFiles(ctx context.Context, agent string) ([]mynah.NoteFile, er
 	var out []mynah.NoteFile
 	for rows.Next() {
 		f := mynah.NoteFile{Agent: agent}
-		var mtime int64
-		if err := rows.Scan(&f.Kind, &f.Path, &f.Hash, &f.Size, &mtime); err != nil {
+		if err := scanNoteFile(rows, &f); err != nil {
 			return nil, fail(ctx, err, "note files of %s", agent)
 		}
-		f.ModTime = time.Unix(0, mtime)
 		out = append(out, f)
 	}
 	if err := rows.Err(); err != nil {
@@ -65,6 +72,14 @@ func (db *DB) PutNote(ctx context.Context, f mynah.NoteFile, chunks []mynah.Note
 	if f.Path == "" {
 		return fmt.Errorf("sqlite: put note of %s: empty path", f.Agent)
 	}
+	switch {
+	case f.Scope == "":
+		f.Scope = mynah.NoteUnscoped
+	case f.Scope == mynah.NoteChat && f.Chat == 0, f.Scope == mynah.NoteUser && f.User == 0:
+		return fmt.Errorf("sqlite: put note %q of %s: scope %q without its chat or user", f.Path, f.Agent, f.Scope)
+	case f.Scope != mynah.NoteGlobal && f.Scope != mynah.NoteChat && f.Scope != mynah.NoteUser && f.Scope != mynah.NoteUnscoped:
+		return fmt.Errorf("sqlite: put note %q of %s: unknown scope %q", f.Path, f.Agent, f.Scope)
+	}
 	err := db.inTx(ctx, func(tx *txn) error {
 		var old string
 		err := tx.queryRow(ctx, db.stmts.noteHash, f.Agent, f.Kind, f.Path).Scan(&old)
@@ -72,7 +87,8 @@ func (db *DB) PutNote(ctx context.Context, f mynah.NoteFile, chunks []mynah.Note
 			return err
 		}
 		same := err == nil && old == f.Hash
-		if _, err := tx.exec(ctx, db.stmts.upsertNoteFile, f.Agent, f.Kind, f.Path, f.Hash, f.Size, f.ModTime.UnixNano()); err != nil {
+		if _, err := tx.exec(ctx, db.stmts.upsertNoteFile, f.Agent, f.Kind, f.Path, f.Hash, f.Size, f.ModTime.UnixNano(),
+			f.Scope, int64(f.Chat), int64(f.User)); err != nil {
 			return err
 		}
 		if same {
@@ -141,7 +157,7 @@ func (db *DB) SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteH
 	if err != nil {
 		return nil, fail(ctx, err, "search notes of %s", q.Agent)
 	}
-	rows, err := db.stmts.searchNotes.QueryContext(ctx, match, no<<noteBits, (no+1)<<noteBits-1, q.Limit)
+	rows, err := db.stmts.searchNotes.QueryContext(ctx, match, no<<noteBits, (no+1)<<noteBits-1, q.Limit, q.All, int64(q.Chat))
 	if err != nil {
 		return nil, fail(ctx, err, "search notes of %s", q.Agent)
 	}
@@ -149,12 +165,9 @@ func (db *DB) SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteH
 	var hits []mynah.NoteHit
 	for rows.Next() {
 		h := mynah.NoteHit{File: mynah.NoteFile{Agent: q.Agent}}
-		var mtime int64
-		if err := rows.Scan(&h.File.Kind, &h.File.Path, &h.File.Hash, &h.File.Size, &mtime,
-			&h.Chunk.StartLine, &h.Chunk.EndLine, &h.Chunk.Text, &h.Chunk.Hash, &h.Score); err != nil {
+		if err := scanNoteFile(rows, &h.File, &h.Chunk.StartLine, &h.Chunk.EndLine, &h.Chunk.Text, &h.Chunk.Hash, &h.Score); err != nil {
 			return nil, fail(ctx, err, "search notes of %s", q.Agent)
 		}
-		h.File.ModTime = time.Unix(0, mtime)
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
@@ -164,4 +177,14 @@ func (db *DB) SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteH
 	// sorting the few winners here guarantees it without a sort in the plan.
 	slices.SortStableFunc(hits, func(a, b mynah.NoteHit) int { return cmp.Compare(b.Score, a.Score) })
 	return hits, nil
+}
+
+// scanNoteFile reads noteFileColumns into f, then the rest of the row into more.
+func scanNoteFile(rows *sql.Rows, f *mynah.NoteFile, more ...any) error {
+	var mtime, chat, user int64
+	if err := rows.Scan(append([]any{&f.Kind, &f.Path, &f.Hash, &f.Size, &mtime, &f.Scope, &chat, &user}, more...)...); err != nil {
+		return err
+	}
+	f.ModTime, f.Chat, f.User = time.Unix(0, mtime), mynah.ChatID(chat), mynah.UserID(user)
+	return nil
 }

@@ -24,8 +24,9 @@ func TestNotesQueryPlans(t *testing.T) {
 	})
 	// The search reads the keyword index itself (a virtual table "scan" constrained by the
 	// match and the agent's rowid range, ranked by FTS5), then looks up each winner.
-	plan := queryPlan(t, db, querySearchNotes, `{text} : ("owl")`, 1<<noteBits, 2<<noteBits-1, 10)
-	for _, want := range []string{"SCAN note_search VIRTUAL TABLE INDEX 32:M1><", "SEARCH c USING INTEGER PRIMARY KEY", "SEARCH f USING PRIMARY KEY"} {
+	plan := queryPlan(t, db, querySearchNotes, `{text} : ("owl")`, 1<<noteBits, 2<<noteBits-1, 10, false, -100)
+	for _, want := range []string{"SCAN note_search VIRTUAL TABLE INDEX 32:M1><", "SEARCH sc USING INTEGER PRIMARY KEY",
+		"SEARCH sf USING PRIMARY KEY", "SEARCH c USING INTEGER PRIMARY KEY", "SEARCH f USING PRIMARY KEY"} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("search plan lacks %q: %s", want, plan)
 		}

@@ -32,7 +32,7 @@ type stmts struct {
 	indexedThroughW, unindexed, insertSearchAgent, insertSearchChat *sql.Stmt
 	insertSearchDoc, setIndexedThrough                              *sql.Stmt
 	insertFact, queryFactNorm, countFactsTx, evictFacts, deleteFact *sql.Stmt
-	deleteAllFacts, queryRemoval, insertRemoval                     *sql.Stmt
+	deleteAllFacts, queryRemoval, insertRemoval, shareFact          *sql.Stmt
 	// On the reader pool.
 	message, history, historyThread, pendingTurns, pendingParts *sql.Stmt
 	chat, session, blocked, promptForReply                      *sql.Stmt
@@ -105,6 +105,7 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.evictFacts, write, evictFacts},
 		{&s.deleteFact, write, deleteFact},
 		{&s.deleteAllFacts, write, deleteAllFacts},
+		{&s.shareFact, write, shareFact},
 		{&s.queryRemoval, write, queryRemoval},
 		{&s.insertRemoval, write, insertRemoval},
 		{&s.countFacts, read, countFacts},

@@ -46,6 +46,7 @@ func testFactRoundTrip(t *testing.T, b Backend) {
 	got := addFact(t, s, in, 0)
 	want := in
 	want.ID, want.Text = got.ID, "has a cat called Miso"
+	want.Scope = mynah.FactPrivate // a fact nobody scoped stays in its owner's private chat
 	if got.ID == 0 || !cmp.Equal(got, want, cmpOpts) {
 		t.Errorf("AddFact returned %+v, want %+v with an id", got, want)
 	}
@@ -239,6 +240,8 @@ func testFactInvalid(t *testing.T, b Backend) {
 		{Agent: "", User: alice.ID, Text: "x"},
 		{Agent: agentA, User: 0, Text: "x"},
 		{Agent: agentA, User: alice.ID, Text: strings.Repeat("é", mynah.MaxFactLength+1)},
+		{Agent: agentA, User: alice.ID, Text: "x", Scope: mynah.FactChat},
+		{Agent: agentA, User: alice.ID, Text: "x", Chat: group.ID, Scope: "everyone"},
 	} {
 		if _, _, err := s.AddFact(t.Context(), f, 0); err == nil {
 			t.Errorf("AddFact(%+v) succeeded, want an error", f)
@@ -261,5 +264,43 @@ func testFactsSurviveReopen(t *testing.T, b Backend) {
 	re := b.Reopen(t, s)
 	if got := listFacts(t, re, agentA, alice.ID, 0, 10); !cmp.Equal(got, []mynah.Fact{f}, cmpOpts) {
 		t.Errorf("after reopen: %v, want %v", got, f)
+	}
+}
+
+// testFactScopes: a fact keeps where it may be shown, and saying a fact again to share it
+// shares it; saying it again without asking to share narrows nothing and widens nothing.
+func testFactScopes(t *testing.T, b Backend) {
+	s := b.Open(t)
+	private := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "diagnosed with asthma", Chat: mynah.ChatID(alice.ID),
+		Message: 3, Scope: mynah.FactPrivate, Created: at(1)}, 0)
+	inGroup := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "brings the cake on Fridays", Chat: group.ID,
+		Message: 4, Scope: mynah.FactChat, Created: at(2)}, 0)
+	shared := addFact(t, s, mynah.Fact{Agent: agentA, User: alice.ID, Text: "prefers to be called Ali", Chat: group.ID,
+		Message: 5, Scope: mynah.FactShared, Created: at(3)}, 0)
+	want := []mynah.Fact{private, inGroup, shared}
+	if diff := cmp.Diff(listFacts(t, s, agentA, alice.ID, 0, 10), want, cmpOpts); diff != "" {
+		t.Errorf("ListFacts (-got +want):\n%s", diff)
+	}
+	of, err := s.FactsOf(t.Context(), agentA, []mynah.UserID{alice.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(of, want, cmpOpts); diff != "" {
+		t.Errorf("FactsOf (-got +want):\n%s", diff)
+	}
+
+	// Said again in a group, the private fact stays private.
+	got, added, err := s.AddFact(t.Context(), mynah.Fact{Agent: agentA, User: alice.ID, Text: "Diagnosed with asthma.", Chat: group.ID,
+		Scope: mynah.FactChat}, 0)
+	if err != nil || added || got.Scope != mynah.FactPrivate || got.ID != private.ID {
+		t.Errorf("the private fact said in a group = %+v, added %v, %v; want it unchanged", got, added, err)
+	}
+	// Asked to be shared, it is shared.
+	got, added, err = s.AddFact(t.Context(), mynah.Fact{Agent: agentA, User: alice.ID, Text: "diagnosed with asthma", Scope: mynah.FactShared}, 0)
+	if err != nil || added || got.Scope != mynah.FactShared || got.ID != private.ID {
+		t.Errorf("the private fact shared = %+v, added %v, %v; want it shared", got, added, err)
+	}
+	if list := listFacts(t, s, agentA, alice.ID, 0, 1); len(list) != 1 || list[0].Scope != mynah.FactShared {
+		t.Errorf("after sharing: %+v", list)
 	}
 }

@@ -122,6 +122,7 @@ func Run(t *testing.T, b Backend) {
 			{"FactAgentsIsolated", testFactAgentsIsolated},
 			{"FactInvalid", testFactInvalid},
 			{"FactsSurviveReopen", testFactsSurviveReopen},
+			{"FactScopes", testFactScopes},
 		}},
 		{"NoteIndex", []test{
 			{"NotesSearchable", testNotesSearchable},
@@ -130,6 +131,7 @@ func Run(t *testing.T, b Backend) {
 			{"NotesRemoved", testNotesRemoved},
 			{"NotesScopedByAgent", testNotesScoped},
 			{"NotesBadInput", testNotesBadInput},
+			{"NotesVisibleInTheirChats", testNotesVisible},
 		}},
 		{"HistorySearch", []test{
 			{"SearchFindsLiveMessages", testSearchLive},
