@@ -52,7 +52,7 @@ func TestNotesEndToEnd(t *testing.T) {
 	h.emu.SendPrivate(alice, "I moved my hives to the orchard")
 	h.waitSent(alice.ID, 2)
 	reqs = h.waitRequests(4)
-	if got := toolResults(reqs[3]); !strings.Contains(got, "Noted in notes/alice-s-hives.md.") {
+	if got := toolResults(reqs[3]); !strings.Contains(got, "Noted in notes/chats/1001/alice-s-hives.md.") {
 		t.Errorf("note result the model read: %q", got)
 	}
 
@@ -69,7 +69,7 @@ func TestNotesEndToEnd(t *testing.T) {
 	found := false
 	for _, it := range items {
 		kinds = append(kinds, it.Kind+" "+it.Source)
-		found = found || it.Kind == "note" && it.Source == "notes/alice-s-hives.md:1-5" && strings.Contains(it.Snippet, "orchard")
+		found = found || it.Kind == "note" && it.Source == "notes/chats/1001/alice-s-hives.md:1-5" && strings.Contains(it.Snippet, "orchard")
 	}
 	if !found {
 		t.Errorf("memory search did not find the note the model wrote; got %v", kinds)
