@@ -114,6 +114,7 @@ type envOverrides struct {
 	TelegramAPIURL string `env:"MYNAH_TELEGRAM_API_URL"`
 	DataDir        string `env:"MYNAH_DATA_DIR"`
 	LogLevel       string `env:"MYNAH_LOG_LEVEL"`
+	MetricsListen  string `env:"MYNAH_METRICS_LISTEN"`
 }
 
 // configError names the file, the key and what is wrong with it.
@@ -156,7 +157,7 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		}
 	}
 	var ov envOverrides
-	if err := env.ParseWithOptions(&ov, env.Options{Environment: environ(getenv, "MYNAH_TELEGRAM_API_URL", "MYNAH_DATA_DIR", "MYNAH_LOG_LEVEL")}); err != nil {
+	if err := env.ParseWithOptions(&ov, env.Options{Environment: environ(getenv, "MYNAH_TELEGRAM_API_URL", "MYNAH_DATA_DIR", "MYNAH_LOG_LEVEL", "MYNAH_METRICS_LISTEN")}); err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
 	}
 	var ae accessEnv
@@ -187,6 +188,7 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		return nil, &configError{path, "parallel_turns", fmt.Sprintf("%d is not between 1 and 256", fc.Parallel)}
 	}
 	cfg.Metrics = fc.Metrics
+	cfg.Metrics.Listen = cmp.Or(ov.MetricsListen, cfg.Metrics.Listen)
 	if l := cfg.Metrics.Listen; l != "" {
 		if _, _, err := net.SplitHostPort(l); err != nil {
 			return nil, &configError{path, "metrics.listen", fmt.Sprintf("%q is not host:port, like 127.0.0.1:9464", l)}
