@@ -139,3 +139,36 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Errorf("/healthz = %d while Telegram fails, want 200: the process is up", code)
 	}
 }
+
+// TestDoctor: doctor gives a verdict per line and fails on a wrong bot token.
+func TestDoctor(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.echo()
+	h.start()
+	h.emu.SendPrivate(alice, "hi")
+	h.waitSent(alice.ID, 1)
+	out, code := mynahCLI(t, h, "doctor", "--config", h.dir)
+	if code != 0 {
+		t.Fatalf("doctor on a working installation: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"ok    configuration", "ok    agent Mynah: bot token", "ok    agent Mynah: model openai/test-model",
+		"ok    data dir", "disk space", "clock", "ok    store", "agent Mynah: pending"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	h.stop()
+
+	for i, kv := range h.env {
+		if strings.HasPrefix(kv, "TELEGRAM_BOT_TOKEN=") {
+			h.env[i] = "TELEGRAM_BOT_TOKEN=123456:" + strings.Repeat("x", 35)
+		}
+	}
+	out, code = mynahCLI(t, h, "doctor", "--config", h.dir)
+	if code == 0 || !strings.Contains(out, "FAIL  agent Mynah: bot token") {
+		t.Errorf("doctor with a wrong bot token: exit %d\n%s\nwant exit 1 and a FAIL line for the token", code, out)
+	}
+	if strings.Contains(out, strings.Repeat("x", 35)) {
+		t.Errorf("doctor shows the token:\n%s", out)
+	}
+}

@@ -153,3 +153,30 @@ func (db *DB) Path() string { return db.path }
 
 // Ping checks that the database answers a read.
 func (db *DB) Ping(ctx context.Context) error { return db.read.PingContext(ctx) }
+
+// QuickCheck runs SQLite's quick_check over the database and returns what it found
+// wrong, nil when the file is sound.
+func (db *DB) QuickCheck(ctx context.Context) error {
+	rows, err := db.read.QueryContext(ctx, `PRAGMA quick_check`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		if s != "ok" {
+			problems = append(problems, s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("sqlite: %s is damaged: %s", db.path, strings.Join(problems, "; "))
+	}
+	return nil
+}
