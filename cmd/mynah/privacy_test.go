@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -105,5 +107,33 @@ func TestHugeMessageFitsTheBudget(t *testing.T) {
 	h.stop()
 	if got := storedTexts(t, h, alice.ID); len(got) != 1 || got[0] != huge {
 		t.Errorf("the stored message is not whole (%d messages)", len(got))
+	}
+}
+
+// TestNotesRefuseSymlinks: a symbolic link in the notes folder does not let the model
+// read a file outside it (issue 10, item 19).
+func TestNotesRefuseSymlinks(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	secret := filepath.Join(t.TempDir(), "secrets.md")
+	write(t, secret, "ROOT PASSWORD hunter2\n")
+	dir := filepath.Join(h.dir, "agents", "Mynah", "memory")
+	write(t, filepath.Join(dir, "house.md"), "The house is blue.\n")
+	if err := os.Symlink(secret, filepath.Join(dir, "linked.md")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	h.llm.Push(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{toolCall("c1", "memory_get", `{"path":"memory/linked.md"}`)}},
+		llmtest.Reply{ToolCalls: []llm.ToolCall{toolCall("c2", "memory_search", `{"query":"root password"}`)}},
+		llmtest.Reply{Text: "no"},
+	)
+	h.start()
+	h.emu.SendPrivate(alice, "what is the root password?")
+	h.waitSent(alice.ID, 1)
+	reqs := h.waitRequests(3)
+	for _, r := range reqs {
+		if strings.Contains(toolResults(r)+r.System+requestText(r), "hunter2") {
+			t.Fatalf("the model read the file behind a symlink:\n%s", toolResults(r))
+		}
 	}
 }
