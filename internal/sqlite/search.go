@@ -138,8 +138,10 @@ const (
 	recentMatches = 500
 )
 
-// rareTerms returns the terms with fewer than commonTerm matches in cols of the scope.
-// Each probe stops at commonTerm matches, so it costs at most that.
+// rareTerms returns the terms with at least one and fewer than commonTerm matches in cols
+// of the scope. A term that matches nothing is not rare: narrowing the query to it would
+// find nothing ("Havells grooming kit" with no "grooming" anywhere). Each probe stops at
+// commonTerm matches, so it costs at most that.
 func (db *DB) rareTerms(ctx context.Context, terms, cols []string, lo, hi int64) ([]string, error) {
 	var rare []string
 	for _, t := range terms {
@@ -151,7 +153,7 @@ func (db *DB) rareTerms(ctx context.Context, terms, cols []string, lo, hi int64)
 		if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, commonTerm).Scan(&n); err != nil {
 			return nil, err
 		}
-		if n < commonTerm {
+		if n > 0 && n < commonTerm {
 			rare = append(rare, t)
 		}
 	}

@@ -102,6 +102,24 @@ func testSearchRanks(t *testing.T, b Backend) {
 	}
 }
 
+// testSearchUnknownTerm: a word that matches nothing does not remove the others from a
+// query ("Havells grooming kit" finds what "Havells kit" finds).
+func testSearchUnknownTerm(t *testing.T, b Backend) {
+	s := b.Open(t)
+	post(t, s, agentA, message(dm, 1, "I ordered a Havells ceiling fan"))
+	post(t, s, agentA, message(dm, 2, "the repair kit arrived today"))
+	post(t, s, agentA, message(dm, 3, "nothing to see here"))
+	want := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: dm.ID, Terms: []string{"havells", "kit"}})
+	if len(want) != 2 {
+		t.Fatalf("search for havells kit = %v, want messages 1 and 2", want)
+	}
+	for _, terms := range [][]string{{"havells", "grooming", "kit"}, {"xyzzy", "havells", "kit"}, {"havells", "kit", "xyzzy"}} {
+		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: dm.ID, Terms: terms}); !slices.Equal(got, want) {
+			t.Errorf("search for %q = %v, want %v: a word nobody wrote must not remove the others", terms, got, want)
+		}
+	}
+}
+
 func testSearchEscapes(t *testing.T, b Backend) {
 	s := b.Open(t)
 	post(t, s, agentA, message(group, 1, `he said "NEAR" and AND or OR, then (stars*) - ok: col:umn ^start`))

@@ -137,6 +137,7 @@ func Run(t *testing.T, b Backend) {
 			{"SearchFindsLiveMessages", testSearchLive},
 			{"SearchStemsAndFolds", testSearchStems},
 			{"SearchRanksBM25", testSearchRanks},
+			{"SearchUnknownTermKeepsOthers", testSearchUnknownTerm},
 			{"SearchEscapesSyntax", testSearchEscapes},
 			{"SearchFollowsEdits", testSearchEdits},
 			{"SearchScopes", testSearchScopes},
