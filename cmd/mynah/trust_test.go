@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -170,5 +171,31 @@ func TestDoctor(t *testing.T) {
 	}
 	if strings.Contains(out, strings.Repeat("x", 35)) {
 		t.Errorf("doctor shows the token:\n%s", out)
+	}
+}
+
+// TestAllowedUpdates: mynah asks Telegram for the kinds it uses by name, so reactions and
+// member changes are delivered; one it does not act on is confirmed and logged with its
+// kind, never dropped silently or redelivered (issue 15).
+func TestAllowedUpdates(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.echo()
+	h.start()
+	h.emu.SendPrivate(alice, "hello")
+	sent := h.waitSent(alice.ID, 1)
+	u := h.emu.Inject(telegramtest.DefaultToken, telegramtest.Update{MessageReaction: &telegramtest.MessageReactionUpdated{
+		Chat: telegramtest.PrivateChat(alice), MessageID: sent[0].MessageID, User: &alice, Date: time.Now().Unix(),
+		OldReaction: []telegramtest.ReactionType{}, NewReaction: []telegramtest.ReactionType{{Type: "emoji", Emoji: "👍"}},
+	}})
+	if u.UpdateID == 0 {
+		t.Fatal("the emulator dropped a message_reaction: mynah did not ask for reactions in allowed_updates")
+	}
+	if !h.waitLog("kind=message_reaction") {
+		t.Errorf("the reaction was not logged with its kind:\n%s", h.logs.String())
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := h.emu.WaitDelivered(ctx, telegramtest.DefaultToken); err != nil {
+		t.Errorf("the reaction was not confirmed: %v", err)
 	}
 }

@@ -138,6 +138,11 @@ func (in *Ingester) Handle(ctx context.Context, u mynah.Update) error {
 		return in.handleCallback(ctx, u)
 	}
 	intake := mynah.Intake{Chat: u.Chat, Users: u.Users}
+	if u.Message == nil {
+		// A kind mynah does not act on (a reaction, a member change, a kind newer than
+		// this build): recorded as handled, so Telegram stops redelivering it.
+		in.log.Debug("update not acted on", "update_id", u.ID, "kind", u.Kind, "chat", u.Chat.ID)
+	}
 	if m := u.Message; m != nil {
 		msg := *m
 		msg.Agent = in.agent.Name

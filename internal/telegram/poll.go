@@ -30,9 +30,19 @@ const (
 // getUpdatesParams are the parameters Poll sends; offset 0 means "from the earliest
 // unconfirmed update".
 type getUpdatesParams struct {
-	Offset  int64 `json:"offset,omitempty"`
-	Limit   int   `json:"limit"`
-	Timeout int   `json:"timeout"`
+	Offset         int64    `json:"offset,omitempty"`
+	Limit          int      `json:"limit"`
+	Timeout        int      `json:"timeout"`
+	AllowedUpdates []string `json:"allowed_updates,omitempty"`
+}
+
+// AllowedUpdates are the update kinds mynah asks Telegram for (getUpdates and
+// setWebhook): messages and posts with their edits, button presses, changes of the bot's
+// own membership, members joining and leaving (chat_member) and reactions, which Telegram
+// sends only when asked by name. Other kinds are not delivered at all.
+func AllowedUpdates() []string {
+	return []string{"message", "edited_message", "channel_post", "edited_channel_post", "callback_query",
+		"my_chat_member", "chat_member", "message_reaction"}
 }
 
 // Poll receives updates by long polling (getUpdates) and passes each to h, in order, until
@@ -128,7 +138,7 @@ func (b *Bot) Poll(ctx context.Context, h Handler) error {
 func (b *Bot) getUpdates(ctx context.Context, offset int64, timeout time.Duration) ([]json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout+pollSlack)
 	defer cancel()
-	res, err := b.call(ctx, "getUpdates", getUpdatesParams{Offset: offset, Limit: pollLimit, Timeout: int(timeout / time.Second)})
+	res, err := b.call(ctx, "getUpdates", getUpdatesParams{Offset: offset, Limit: pollLimit, Timeout: int(timeout / time.Second), AllowedUpdates: AllowedUpdates()})
 	if err != nil {
 		return nil, err
 	}

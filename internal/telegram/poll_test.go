@@ -37,8 +37,10 @@ func getUpdatesCalls(f *fakeAPI) []map[string]any {
 	return out
 }
 
+// poll is a long poll as Poll sends it: asking by name for every kind mynah uses, so that
+// reactions and member changes, which Telegram sends only when asked, arrive.
 func poll(offset int64) map[string]any {
-	p := map[string]any{"limit": 100.0, "timeout": 50.0}
+	p := map[string]any{"limit": 100.0, "timeout": 50.0, "allowed_updates": allowedKinds()}
 	if offset > 0 {
 		p["offset"] = float64(offset)
 	}

@@ -96,7 +96,7 @@ func (b *Bot) Draft(ctx context.Context, chat mynah.ChatID, thread int64, draftI
 // X-Telegram-Bot-Api-Secret-Token header (setWebhook). Poll cannot run while a webhook is
 // set.
 func (b *Bot) SetWebhook(ctx context.Context, url, secret string) error {
-	if err := b.api.SetWebhook(ctx, &telego.SetWebhookParams{URL: url, SecretToken: secret}); err != nil {
+	if err := b.api.SetWebhook(ctx, &telego.SetWebhookParams{URL: url, SecretToken: secret, AllowedUpdates: AllowedUpdates()}); err != nil {
 		return b.fail("setWebhook", err)
 	}
 	b.receiving.Store(true)

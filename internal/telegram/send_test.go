@@ -184,7 +184,7 @@ func TestOtherMethods(t *testing.T) {
 	want := []call{
 		{"sendChatAction", map[string]any{"chat_id": -100777.0, "message_thread_id": 12.0, "action": "typing"}},
 		{"setMyCommands", map[string]any{"commands": []any{map[string]any{"command": "reset", "description": "Start a new conversation"}}}},
-		{"setWebhook", map[string]any{"url": "https://example.com/tg", "secret_token": "s3cret"}},
+		{"setWebhook", map[string]any{"url": "https://example.com/tg", "secret_token": "s3cret", "allowed_updates": allowedKinds()}},
 		{"deleteWebhook", map[string]any{}},
 	}
 	if diff := cmp.Diff(f.recorded(""), want); diff != "" {
@@ -240,3 +240,12 @@ func TestErrorClassification(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// allowedKinds is AllowedUpdates as the wire carries it.
+func allowedKinds() []any {
+	var kinds []any
+	for _, k := range AllowedUpdates() {
+		kinds = append(kinds, k)
+	}
+	return kinds
+}
