@@ -123,7 +123,8 @@ func pickAgent(cfg *config, name string) (agentConfig, error) {
 }
 
 func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
-	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoTokens: true})
+	// Offline: nothing is sent, so no secret is needed.
+	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
 		return err
 	}
@@ -171,7 +172,9 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 
 	// Render the request exactly as the provider's SDK would send it, without sending it.
 	capture := &captureTransport{}
-	model, err := newAdapter(a.Provider, a.ReplyTokens, &http.Client{Transport: capture})
+	p := a.Provider
+	p.APIKey = secret(keyOrPlaceholder(p)) // the key is not part of what is shown
+	model, err := newAdapter(p, a.ReplyTokens, &http.Client{Transport: capture})
 	if err != nil {
 		return err
 	}
@@ -195,7 +198,7 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 }
 
 func contextExplain(ctx context.Context, f contextFlags, w io.Writer) error {
-	cfg, err := loadConfig(f.Dir, os.Getenv, loadOptions{NoTokens: true})
+	cfg, err := loadConfig(f.Dir, os.Getenv, loadOptions{NoKeys: true})
 	if err != nil {
 		return err
 	}

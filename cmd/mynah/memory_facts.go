@@ -108,7 +108,7 @@ type factJSON struct {
 
 // openFacts loads the configuration and opens the store of the agent named in f.
 func openFacts(ctx context.Context, f factFlags, create bool) (*sqlite.DB, agentConfig, error) {
-	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoTokens: true})
+	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
 		return nil, agentConfig{}, err
 	}

@@ -199,3 +199,31 @@ func TestAllowedUpdates(t *testing.T) {
 		t.Errorf("the reaction was not confirmed: %v", err)
 	}
 }
+
+// TestOfflineCommandsNeedNoSecrets: commands that only read the database work without the
+// provider key or a well-formed bot token (issue 15).
+func TestOfflineCommandsNeedNoSecrets(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.echo()
+	h.start()
+	h.emu.SendPrivate(alice, "hello there")
+	h.waitSent(alice.ID, 1)
+	h.stop()
+	var env []string
+	for _, kv := range h.env {
+		if !strings.HasPrefix(kv, "OPENAI_API_KEY=") && !strings.HasPrefix(kv, "TELEGRAM_BOT_TOKEN=") {
+			env = append(env, kv)
+		}
+	}
+	h.env = append(env, "TELEGRAM_BOT_TOKEN=not-a-token")
+	for _, args := range [][]string{
+		{"context", "show", "--config", h.dir, "--chat", "1001"},
+		{"memory", "add", "--config", h.dir, "--user", "1001", "likes tea"},
+		{"memory", "list", "--config", h.dir, "--user", "1001"},
+		{"memory", "search", "--config", h.dir, "--query", "hello"},
+	} {
+		if out, code := mynahCLI(t, h, args...); code != 0 {
+			t.Errorf("mynah %s without secrets: exit %d\n%s", strings.Join(args[:2], " "), code, out)
+		}
+	}
+}
