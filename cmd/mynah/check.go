@@ -13,7 +13,16 @@ func checkCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the configuration without connecting to anything",
-		Args:  cobra.NoArgs,
+		Long: `check reads the configuration directory (mynah.yaml, agents/<Name>.md, prompts/) and
+the environment variables it references, validates every key, and prints each agent's
+model, roles and prompt budget. It connects to nothing: a wrong bot token or provider
+key that has the right shape passes here; mynah doctor tries them for real.
+
+Needs: the bot token of every agent (TELEGRAM_BOT_TOKEN or what its front matter names)
+and the key of every provider an agent uses (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+GEMINI_API_KEY), unless the provider has a base_url that takes none.
+A problem is reported with the file, the key and what is wrong; the exit code is 1.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(dir, os.Getenv, loadOptions{})
 			if err != nil {

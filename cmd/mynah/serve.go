@@ -35,7 +35,16 @@ func serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run every agent of the configuration on Telegram",
-		Args:  cobra.NoArgs,
+		Long: `serve runs every agent of the configuration directory on Telegram until SIGINT or
+SIGTERM: it receives updates (long polling, or a webhook with telegram.mode: webhook),
+stores every message, answers those addressed to the agent with its model, and keeps
+memory, summaries and search up to date in the background. On a signal it stops taking
+updates, lets running turns finish and sends their replies (shutdown_timeout), then exits.
+
+Needs: the secrets mynah check asks for, network access to Telegram and the providers,
+and a writable data dir (data_dir, or MYNAH_DATA_DIR), where it keeps its SQLite
+database. One serve runs per data dir. mynah doctor checks all of that first.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(dir, os.Getenv, loadOptions{})
 			if err != nil {
