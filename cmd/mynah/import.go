@@ -104,8 +104,16 @@ func runImport(ctx context.Context, f importFlags, chat mynah.Chat, src ingest.S
 	if len(plan.Problems) > 0 {
 		fmt.Fprintf(stderr, "skipping %d invalid messages:\n  %s\n", len(plan.Problems), plan.Problems)
 	}
-	prog := newProgress(stderr)
+	prog := newProgress(stderr, "importing")
 	st, err := plan.Store(ctx, db, a.Name, botID(a), chat, prog.report)
+	prog.done()
+	if err != nil {
+		return err
+	}
+	// The search index takes the new messages now, with its own bar, so that no search
+	// later waits minutes for the backlog.
+	prog = newProgress(stderr, "indexing for search")
+	_, err = db.IndexPendingFunc(ctx, prog.report)
 	prog.done()
 	if err != nil {
 		return err
@@ -157,17 +165,20 @@ func readTelegramExport(path string, read func(io.Reader) error) error {
 	return err
 }
 
-// progress shows how an import advances: a bar redrawn in place on a terminal; elsewhere
-// (a log, a pipe) nothing until the caller's summary line.
+// progress shows how a long step of an import advances: a bar redrawn in place on a
+// terminal; elsewhere (a log, a pipe) a line every 5 s, so that a big import is never
+// silent for long, and nothing for a step that ends sooner.
 type progress struct {
 	w            io.Writer
+	label        string // what the step does: "importing", "indexing for search"
 	tty          bool
 	total, count int
-	last         time.Time
+	start, last  time.Time
+	drawn        bool
 }
 
-func newProgress(w io.Writer) *progress {
-	p := &progress{w: w}
+func newProgress(w io.Writer, label string) *progress {
+	p := &progress{w: w, label: label, start: time.Now()}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.tty = true
@@ -176,30 +187,37 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-// report draws the bar after done of total messages were stored: at once for the first
-// report, at most every 100ms after that.
+// report draws the bar after done of total messages: at once for the first report, at
+// most every 100ms after that.
 func (p *progress) report(done, total int) {
 	p.total, p.count = total, done
 	p.draw(done == 0)
 }
 
 func (p *progress) done() {
-	if p.tty {
+	if p.tty && p.drawn {
 		p.draw(true)
 		fmt.Fprintln(p.w)
 	}
 }
 
 func (p *progress) draw(force bool) {
-	if !p.tty || (!force && time.Since(p.last) < 100*time.Millisecond) {
-		return
-	}
-	p.last = time.Now()
-	const width = 30
 	frac := 1.0
 	if p.total > 0 {
 		frac = float64(p.count) / float64(p.total)
 	}
+	if !p.tty {
+		if time.Since(p.start) >= 5*time.Second && time.Since(p.last) >= 5*time.Second {
+			p.last = time.Now()
+			fmt.Fprintf(p.w, "%s: %d/%d (%.0f%%)\n", p.label, p.count, p.total, frac*100)
+		}
+		return
+	}
+	if !force && time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last, p.drawn = time.Now(), true
+	const width = 30
 	fill := int(frac * width)
-	fmt.Fprintf(p.w, "\rimporting [%s%s] %3.0f%% %d/%d", strings.Repeat("#", fill), strings.Repeat(".", width-fill), frac*100, p.count, p.total)
+	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %d/%d", p.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill), frac*100, p.count, p.total)
 }

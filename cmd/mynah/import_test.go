@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mynah-ai/mynah"
@@ -42,5 +44,26 @@ func TestImportOutgoing(t *testing.T) {
 	}
 	if h[1].Chat.Type != mynah.ChatPrivate {
 		t.Errorf("chat 42 stored as %q, want private", h[1].Chat.Type)
+	}
+}
+
+// TestImportIndexes: `mynah import` leaves the search index caught up, so the first
+// search after a big import does not index the backlog silently (issue 15).
+func TestImportIndexes(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	path := filepath.Join(t.TempDir(), "chat.jsonl")
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-01T18:30:00Z", "sender_id": 1001, "sender_name": "Alice", "text": "message number %d about bees"}`+"\n", i, i)
+	}
+	write(t, path, b.String())
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
+	db, err := sqlite.Open(t.Context(), filepath.Join(h.dir, "data", "mynah.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n, err := db.IndexPending(t.Context()); err != nil || n != 0 {
+		t.Errorf("after import, %d messages were still waiting for the search index (%v), want 0", n, err)
 	}
 }

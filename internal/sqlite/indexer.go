@@ -37,7 +37,14 @@ const indexBatch = 2000
 // first, so they see every stored message; calling it often (serve does, every second)
 // keeps that catch-up small. It is safe to call concurrently.
 func (db *DB) IndexPending(ctx context.Context) (int, error) {
-	total := 0
+	return db.IndexPendingFunc(ctx, nil)
+}
+
+// IndexPendingFunc is IndexPending reporting its progress after each batch: done
+// messages indexed so far of total that were waiting when it started (progress may be
+// nil). An import calls it, so that no search after it waits for the backlog.
+func (db *DB) IndexPendingFunc(ctx context.Context, progress func(done, total int)) (int, error) {
+	total, waiting := 0, -1
 	for {
 		var through, last int64
 		if err := db.stmts.indexedThrough.QueryRowContext(ctx).Scan(&through); err != nil {
@@ -49,8 +56,14 @@ func (db *DB) IndexPending(ctx context.Context) (int, error) {
 		if last <= through {
 			return total, nil
 		}
+		if waiting < 0 {
+			waiting = int(last - through) // rowids: an upper bound of the messages waiting
+		}
 		n, err := db.indexBatch(ctx)
 		total += n
+		if progress != nil {
+			progress(min(total, waiting), waiting)
+		}
 		if err != nil {
 			return total, fail(ctx, err, "index new messages")
 		}
