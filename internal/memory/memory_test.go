@@ -204,6 +204,44 @@ func TestRecallItems(t *testing.T) {
 	}
 }
 
+// TestRecallSkipsCommands: after /reset, recall brings back what was said, not the
+// commands and the canned replies to them, and a hit's neighbour that is a hit too is
+// listed once (issue 15).
+func TestRecallSkipsCommands(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	bot := mynah.User{ID: 99, FirstName: "Mynah", IsBot: true}
+	h := &fakeHistory{}
+	for i, x := range []struct {
+		u    mynah.User
+		text string
+	}{
+		{alice, "/help"}, {bot, "I'm Mynah. Write to me and I'll answer; /help shows this help."},
+		{alice, "my bike help: the chain needs oil"}, {bob, "help with the bike chain: use oil"},
+		{alice, "/start"}, {bot, "Hi! I'm Mynah. Help yourself."},
+	} {
+		h.msgs = append(h.msgs, mynah.Message{Agent: "a", Chat: chat, ID: mynah.MessageID(i + 1), Sender: x.u, Outgoing: x.u.ID == bot.ID,
+			Time: t0.Add(time.Duration(i) * time.Hour), Text: x.text})
+	}
+	r := NewRecall(NewSearcher(h, Options{}, nil), 5)
+	target := mynah.Message{Chat: chat, ID: 9, Sender: alice, Text: "help, what about the bike chain?"}
+	items, err := r.Items(t.Context(), prompt.Query{Agent: "a", Chat: chat, Target: target, Window: []mynah.Message{target}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	all := ""
+	for _, it := range items {
+		ids = append(ids, it.ID)
+		all += it.Text + "\n"
+	}
+	if want := []string{"message:3", "message:4"}; !slices.Equal(slices.Sorted(slices.Values(ids)), want) {
+		t.Errorf("recalled %v, want %v: no commands, no canned replies", ids, want)
+	}
+	if n := strings.Count(all, "the chain needs oil"); n != 1 {
+		t.Errorf("message 3 is listed %d times:\n%s", n, all)
+	}
+}
+
 // TestRecallNothingBeyondWindow: when the window starts at the chat's first message there
 // is nothing to recall, and no search is made for it.
 func TestRecallNothingBeyondWindow(t *testing.T) {

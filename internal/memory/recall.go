@@ -49,22 +49,48 @@ func (r *Recall) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, erro
 			text = q.Window[i-1].Text + "\n" + text
 		}
 	}
-	res, err := r.searcher.Search(ctx, Query{Agent: q.Agent, Chat: q.Chat.ID, Text: text, K: r.k, Exclude: inWindow})
+	// Commands and the canned replies to them are not memories: ask for more than k so
+	// that dropping them still leaves k.
+	res, err := r.searcher.Search(ctx, Query{Agent: q.Agent, Chat: q.Chat.ID, Text: text, K: 2 * r.k, Exclude: inWindow})
 	if err != nil {
 		return nil, err
 	}
-	items := make([]prompt.Item, 0, len(res))
+	hits := make(map[mynah.MessageID]bool, len(res))
 	for _, res := range res {
+		hits[res.Message.ID] = true
+	}
+	items := make([]prompt.Item, 0, r.k)
+	for _, res := range res {
+		if len(items) == r.k {
+			break
+		}
 		m := res.Message
+		if isCommand(m.Text) {
+			continue
+		}
+		var before *mynah.Message
+		if prev, err := r.searcher.store.Around(ctx, q.Agent, m.Chat.ID, m.ID, 1, 0); err == nil && len(prev) == 2 {
+			before = &prev[0]
+		}
+		if before != nil && m.Outgoing && isCommand(before.Text) {
+			continue // the agent's fixed answer to /help, /start, …
+		}
 		var b strings.Builder
-		if prev, err := r.searcher.store.Around(ctx, q.Agent, m.Chat.ID, m.ID, 1, 0); err == nil && len(prev) == 2 &&
-			!containsID(inWindow, prev[0].ID) {
-			writeLine(&b, prev[0], 200)
+		// The turn before a hit gives it context, unless the window shows it, it is a hit of
+		// its own (neighbouring hits are not listed twice) or it is a command.
+		if before != nil && !containsID(inWindow, before.ID) && !hits[before.ID] && !isCommand(before.Text) {
+			writeLine(&b, *before, 200)
 		}
 		writeLine(&b, *m, 0)
 		items = append(items, prompt.Item{ID: fmt.Sprintf("message:%d", m.ID), Text: strings.TrimRight(b.String(), "\n"), Score: res.Score, Time: m.Time})
 	}
 	return items, nil
+}
+
+// isCommand reports whether text is a bot command ("/help", "/start@mynah_bot").
+func isCommand(text string) bool {
+	text = strings.TrimSpace(text)
+	return len(text) > 1 && text[0] == '/' && (text[1] >= 'a' && text[1] <= 'z' || text[1] >= 'A' && text[1] <= 'Z')
 }
 
 func containsID(ids []mynah.MessageID, id mynah.MessageID) bool {
