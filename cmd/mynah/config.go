@@ -54,6 +54,9 @@ type telegramConfig struct {
 	APIURL  string        `yaml:"api_url"`
 	Mode    string        `yaml:"mode"` // polling or webhook
 	Webhook webhookConfig `yaml:"webhook"`
+	// StartupTimeout is how long serve keeps trying to reach Telegram at start (the
+	// network may come up after the service) before it exits; default 5m.
+	StartupTimeout duration `yaml:"startup_timeout"`
 }
 
 type webhookConfig struct {
@@ -177,6 +180,10 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 	}
 	cfg.Telegram.APIURL = strings.TrimRight(cmp.Or(ov.TelegramAPIURL, fc.Telegram.APIURL, "https://api.telegram.org"), "/")
 	cfg.Log.Level = cmp.Or(ov.LogLevel, fc.Log.Level, "info")
+	if cfg.Telegram.StartupTimeout < 0 {
+		return nil, &configError{path, "telegram.startup_timeout", fmt.Sprintf("%s is negative", time.Duration(cfg.Telegram.StartupTimeout))}
+	}
+	cfg.Telegram.StartupTimeout = cmp.Or(cfg.Telegram.StartupTimeout, duration(5*time.Minute))
 	if cfg.Shutdown = time.Duration(fc.Shutdown); cfg.Shutdown <= 0 {
 		return nil, &configError{path, "shutdown_timeout", fmt.Sprintf("%q is not a duration like 15s", fc.Shutdown)}
 	}

@@ -184,7 +184,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
-	me, err := bot.Me(ctx)
+	me, err := bot.Reach(ctx, time.Duration(cfg.Telegram.StartupTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: cannot reach Telegram with its bot token: %w", a.Name, err)
 	}

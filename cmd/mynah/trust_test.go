@@ -227,3 +227,26 @@ func TestOfflineCommandsNeedNoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestTelegramUnreachableAtStart: serve keeps trying to reach Telegram at start (a
+// service started before the network), logging each attempt, and exits non-zero only
+// after telegram.startup_timeout (issue 15).
+func TestTelegramUnreachableAtStart(t *testing.T) {
+	h := newHarness(t, harnessOptions{YAML: "telegram:\n  startup_timeout: 1m\n"})
+	h.echo()
+	h.emu.FailNext("getMe", 2, 502, "", 0)
+	h.start()
+	if !h.waitLog("telegram unreachable, trying again") {
+		t.Error("the failed attempts were not logged")
+	}
+	h.emu.SendPrivate(alice, "hi")
+	h.waitSent(alice.ID, 1)
+	h.stop()
+
+	h2 := newHarness(t, harnessOptions{YAML: "telegram:\n  startup_timeout: 2s\n"})
+	h2.emu.FailNext("getMe", 1000, 502, "", 0)
+	out, code := mynahCLI(t, h2, "serve", "--config", h2.dir)
+	if code == 0 || !strings.Contains(out, "telegram unreachable for 2s") {
+		t.Errorf("serve with Telegram down past startup_timeout: exit %d\n%s", code, out)
+	}
+}
