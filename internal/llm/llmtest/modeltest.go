@@ -61,8 +61,8 @@ type ModelCase struct {
 // ones and a tool round trip with the tools' wire shape; provider errors as classified
 // *llm.Error values without the key; broken 200 answers (an HTML page, a stream that
 // is empty, not one or cut off) as retryable errors; recovery under llm.WithRetry;
-// cancellation; and
-// that the provider's environment variables are ignored.
+// cancellation; deadlines (llm.WithDeadlines) when the provider stalls; and that the
+// provider's environment variables are ignored.
 func TestModel(t *testing.T, c ModelCase) {
 	t.Run("New", c.testNew)
 	for _, stream := range []bool{false, true} {
@@ -85,6 +85,7 @@ func TestModel(t *testing.T, c ModelCase) {
 		t.Run("Malformed/"+mode, func(t *testing.T) { c.testMalformed(t, stream) })
 		t.Run("Retry/"+mode, func(t *testing.T) { c.testRetry(t, stream) })
 		t.Run("Cancel/"+mode, func(t *testing.T) { c.testCancel(t, stream) })
+		t.Run("Deadlines/"+mode, func(t *testing.T) { c.testDeadlines(t, stream) })
 		t.Run("EnvironmentIgnored/"+mode, func(t *testing.T) { c.testEnvironment(t, stream) })
 	}
 }
