@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -19,9 +18,6 @@ type lane struct {
 	parts []mynah.OutPart
 	turns []mynah.Turn
 }
-
-// backoff is how long a lane waits after a transient failure.
-const backoff = 2 * time.Second
 
 // run delivers the pending parts, drops the model turns a newer one makes moot, then
 // handles the first turn left and delivers what it enqueued. The runner rescans after
@@ -47,10 +43,12 @@ func (l *lane) run(ctx context.Context) laneResult {
 			continue
 		}
 		if _, err := l.r.store.FinishTurn(ctx, t.ID, nil); err != nil {
-			l.r.log.Error("finishing superseded turn", "chat", l.key.chat, "err", err)
-			res.retry = l.r.opts.Now().Add(backoff)
+			wait := l.r.storeFailed(t.ID)
+			l.r.log.Error("finishing superseded turn", "chat", l.key.chat, "turn", t.ID, "retry_in", wait, "err", err)
+			res.retry = l.r.opts.Now().Add(wait)
 			return res
 		}
+		l.r.forget(t.ID)
 	}
 	if len(turns) == 0 {
 		return res
@@ -61,12 +59,18 @@ func (l *lane) run(ctx context.Context) laneResult {
 		return res
 	}
 	planned, err := l.r.handle(ctx, turn)
-	if err != nil {
-		l.r.log.Error("turn failed, will retry", "chat", l.key.chat, "turn", turn.ID, "err", err)
-		res.retry = l.r.opts.Now().Add(backoff)
-		return res
+	var later retryLater
+	switch {
+	case err == nil:
+		l.deliverAll(ctx, planned, &res)
+	case errors.As(err, &later):
+		res.retry, res.held = later.at, turn.ID // a newer message replans at once
+	case ctx.Err() != nil:
+	default:
+		wait := l.r.storeFailed(turn.ID)
+		l.r.log.Error("turn failed, will retry", "chat", l.key.chat, "turn", turn.ID, "retry_in", wait, "err", err)
+		res.retry = l.r.opts.Now().Add(wait)
 	}
-	l.deliverAll(ctx, planned, &res)
 	return res
 }
 

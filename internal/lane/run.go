@@ -2,6 +2,7 @@ package lane
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -142,8 +143,10 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 		}
 		if at, ok := notBefore[c]; ok {
 			l := work[c]
-			if id, ok := held[c]; ok && len(l.turns) > 0 && l.turns[len(l.turns)-1].ID > id {
-				at = now // a newer turn arrived: the held one is replaced, no need to wait
+			if id, ok := held[c]; ok && slices.ContainsFunc(l.turns, func(t mynah.Turn) bool { return t.Static == "" && t.ID > id }) {
+				// A newer message arrived: it replaces the held turn, no need to wait. A
+				// static turn (a command's reply) replaces nothing and waits its turn.
+				at = now
 			}
 			if now.Before(at) {
 				if next.IsZero() || at.Before(next) {
