@@ -112,11 +112,13 @@ func (l *lane) replan(ctx context.Context) []mynah.OutPart {
 }
 
 // deliverAll carries out parts in order. A part whose dependency was given up is given up
-// too; a part Telegram rejects for good is given up and the rest goes on. On another
-// failure the part is tried again after Agent.TaskRetryDelay (res.retry is set), and
-// past Agent.TaskRetries tries the lane's whole plan is dropped — later tasks may depend
-// on the failed one — and the lane waits for the next message. It reports whether the
-// lane may go on to its turns.
+// too; a part Telegram rejects for good is given up and the rest goes on. Flood control
+// is no failure: the lane waits as long as Telegram asks, however long, and the part is
+// neither counted as a try nor ever dropped for it (other chats' lanes go on meanwhile).
+// On another failure the part is tried again after Agent.TaskRetryDelay (res.retry is
+// set), and past Agent.TaskRetries tries the lane's whole plan is dropped — later tasks
+// may depend on the failed one — and the lane waits for the next message. It reports
+// whether the lane may go on to its turns.
 func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneResult) bool {
 	r := l.r
 	failed := map[string]bool{}
@@ -132,13 +134,20 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 			next = &parts[i+1]
 		}
 		err := r.perform(ctx, p, next)
-		var w waiting
+		var (
+			w     waiting
+			flood *mynah.RetryAfterError
+		)
 		switch {
 		case err == nil:
 			r.opts.Metrics.Task(kindOf(p), "done")
 			continue
 		case errors.As(err, &w):
 			res.retry, res.held = w.until, p.TurnID // a newer message ends the wait early
+			return false
+		case errors.As(err, &flood):
+			r.log.Info("flood control: waiting as telegram asks", "chat", l.key.chat, "part", p.Key, "retry_after", flood.After)
+			res.retry = r.opts.Now().Add(max(flood.After, minFloodWait))
 			return false
 		case errors.Is(err, mynah.ErrBlocked):
 			r.dropBlocked(ctx, parts[i:])

@@ -29,7 +29,8 @@ type laneResult struct {
 // Run serves the agent's queue until ctx is cancelled. Then it stops starting model turns,
 // lets running turns finish and delivers their replies, bounded by Options.Grace (a send
 // under way then still completes and is recorded; see deliver), and returns after every
-// lane goroutine has exited.
+// lane goroutine has exited — at once when what is left waits past the grace period
+// (flood control, a retry).
 func (r *Runner) Run(ctx context.Context) error {
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
@@ -38,7 +39,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	held := map[laneKey]int64{}
 	done := make(chan laneResult)
 	draining := false
-	var grace <-chan time.Time
+	var (
+		grace    <-chan time.Time
+		graceEnd time.Time
+	)
 	stop := ctx.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -47,7 +51,7 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	for {
 		next, idle := r.dispatch(work, active, notBefore, held, done, draining)
-		if draining && idle && len(active) == 0 {
+		if draining && len(active) == 0 && (idle || next.After(graceEnd)) {
 			return nil
 		}
 		if !next.IsZero() {
@@ -82,7 +86,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-stop:
 			stop = nil
 			draining = true
-			grace = time.After(r.opts.Grace)
+			grace, graceEnd = time.After(r.opts.Grace), r.opts.Now().Add(r.opts.Grace)
 		case <-grace:
 			r.log.Warn("shutdown grace period over, abandoning running turns", "running", len(active))
 			cancelWork()
