@@ -110,7 +110,7 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 	}
 	var turns []mynah.Turn
 	if !draining {
-		if turns, err = r.store.PendingTurns(ctx, r.agent.Name, r.opts.Now(), scanLimit); err != nil {
+		if turns, err = r.pendingTurns(ctx); err != nil {
 			r.log.Error("reading turn queue", "err", err)
 			return r.opts.Now().Add(time.Second), false
 		}
@@ -121,6 +121,8 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 	}
 	// Lanes are started in the order of their oldest work, so a chat that has waited
 	// longest goes first and a busy group gets one lane like everyone else: round robin.
+	// Chats with nothing but due reminders take every other place, so a backlog of them
+	// never delays the live ones (see fair).
 	work := map[laneKey]*lane{}
 	var order []laneKey
 	get := func(k laneKey) *lane {
@@ -140,6 +142,7 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 		l := get(laneKey{t.Chat, t.ThreadID})
 		l.turns = append(l.turns, t)
 	}
+	order = fair(order, func(k laneKey) bool { return work[k].reminders() })
 	now := r.opts.Now()
 	for _, c := range order {
 		if active[c] {

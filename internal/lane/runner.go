@@ -80,6 +80,11 @@ type Agent struct {
 	// (default 10), TaskRetryDelay the pause between tries (default 10 s).
 	TaskRetries    int
 	TaskRetryDelay time.Duration
+	// MaxTasks bounds the tasks (plan tool calls) of one turn's plan, default 20;
+	// MaxReminders the reminders a chat may have pending, default 50. A call past either
+	// is refused with a tool result saying so, which the model sees.
+	MaxTasks     int
+	MaxReminders int
 }
 
 // Options tune a Runner. Zero values are usable.
@@ -164,6 +169,12 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	}
 	if agent.TaskRetryDelay <= 0 {
 		agent.TaskRetryDelay = 10 * time.Second
+	}
+	if agent.MaxTasks <= 0 {
+		agent.MaxTasks = 20
+	}
+	if agent.MaxReminders <= 0 {
+		agent.MaxReminders = 50
 	}
 	if len(agent.Models) == 0 && agent.Model != nil {
 		agent.Models = []Model{{Model: agent.Model, Name: agent.ModelName, ID: agent.ModelID}}

@@ -72,7 +72,9 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &planner{turn: *t, now: r.opts.Now(), stickerSets: r.agent.StickerSets}
+	p := &planner{turn: *t, now: r.opts.Now(), stickerSets: r.agent.StickerSets,
+		maxTasks: r.agent.MaxTasks, maxReminders: r.agent.MaxReminders, scheduled: -1,
+		reminders: func() (int, error) { return r.pendingReminders(ctx, t.Chat) }}
 	stopTyping := r.typing(ctx, t.Chat, t.ThreadID)
 	defer stopTyping()
 	var total mynah.Usage
