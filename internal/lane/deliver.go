@@ -9,17 +9,17 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// maxFloodWaits bounds how many flood-control waits one part sits through in one lane
-// before the lane yields (it is retried later, never dropped).
-const maxFloodWaits = 5
+// minFloodWait is the least a lane waits on flood control, should Telegram ask for less.
+const minFloodWait = 100 * time.Millisecond
 
 // sendTimeout bounds one sendMessage together with the commit that records it. Both run
 // detached from cancellation (see deliver), so a shutdown past its grace period waits at
 // most this long for a send under way.
 const sendTimeout = 30 * time.Second
 
-// deliver sends one part and records it as sent. Bad markup falls back to plain text, a
-// vanished reply target to a plain message, and flood control waits as Telegram asks.
+// deliver sends one part and records it as sent. Bad markup falls back to plain text and
+// a vanished reply target to a plain message; flood control (*mynah.RetryAfterError) is
+// returned for the lane to wait without holding a runner slot (see deliverAll).
 //
 // Delivery is at least once. The Bot API has no idempotent send, so one window remains:
 // from the moment Telegram accepts the sendMessage request until MarkSent commits the part
@@ -39,12 +39,11 @@ func (r *Runner) deliver(ctx context.Context, p mynah.OutPart) error {
 	if out.Text == "" {
 		out.Text = p.Plain
 	}
-	for waits := 0; ; {
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		err := r.send(ctx, p, out)
-		var flood *mynah.RetryAfterError
 		switch {
 		case err == nil:
 			return nil
@@ -53,12 +52,6 @@ func (r *Runner) deliver(ctx context.Context, p mynah.OutPart) error {
 			out.Text, out.HTML = p.Plain, false
 		case errors.Is(err, mynah.ErrReplyMissing) && out.ReplyTo != 0:
 			out.ReplyTo = 0
-		case errors.As(err, &flood) && waits < maxFloodWaits:
-			waits++
-			r.log.Info("flood control", "chat", p.Chat, "retry_after", flood.After)
-			if err := sleep(ctx, flood.After); err != nil {
-				return err
-			}
 		default:
 			return err
 		}
@@ -176,16 +169,5 @@ func (r *Runner) dropBlocked(ctx context.Context, parts []mynah.OutPart) {
 	}
 	for _, p := range parts {
 		r.giveUp(ctx, p, "bot was blocked by the user")
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -19,9 +18,6 @@ type lane struct {
 	parts []mynah.OutPart
 	turns []mynah.Turn
 }
-
-// backoff is how long a lane waits after a transient failure.
-const backoff = 2 * time.Second
 
 // run delivers the pending parts, drops the model turns a newer one makes moot, then
 // handles the first turn left and delivers what it enqueued. The runner rescans after
@@ -47,10 +43,12 @@ func (l *lane) run(ctx context.Context) laneResult {
 			continue
 		}
 		if _, err := l.r.store.FinishTurn(ctx, t.ID, nil); err != nil {
-			l.r.log.Error("finishing superseded turn", "chat", l.key.chat, "err", err)
-			res.retry = l.r.opts.Now().Add(backoff)
+			wait := l.r.storeFailed(t.ID)
+			l.r.log.Error("finishing superseded turn", "chat", l.key.chat, "turn", t.ID, "retry_in", wait, "err", err)
+			res.retry = l.r.opts.Now().Add(wait)
 			return res
 		}
+		l.r.forget(t.ID)
 	}
 	if len(turns) == 0 {
 		return res
@@ -61,12 +59,18 @@ func (l *lane) run(ctx context.Context) laneResult {
 		return res
 	}
 	planned, err := l.r.handle(ctx, turn)
-	if err != nil {
-		l.r.log.Error("turn failed, will retry", "chat", l.key.chat, "turn", turn.ID, "err", err)
-		res.retry = l.r.opts.Now().Add(backoff)
-		return res
+	var later retryLater
+	switch {
+	case err == nil:
+		l.deliverAll(ctx, planned, &res)
+	case errors.As(err, &later):
+		res.retry, res.held = later.at, turn.ID // a newer message replans at once
+	case ctx.Err() != nil:
+	default:
+		wait := l.r.storeFailed(turn.ID)
+		l.r.log.Error("turn failed, will retry", "chat", l.key.chat, "turn", turn.ID, "retry_in", wait, "err", err)
+		res.retry = l.r.opts.Now().Add(wait)
 	}
-	l.deliverAll(ctx, planned, &res)
 	return res
 }
 
@@ -108,11 +112,13 @@ func (l *lane) replan(ctx context.Context) []mynah.OutPart {
 }
 
 // deliverAll carries out parts in order. A part whose dependency was given up is given up
-// too; a part Telegram rejects for good is given up and the rest goes on. On another
-// failure the part is tried again after Agent.TaskRetryDelay (res.retry is set), and
-// past Agent.TaskRetries tries the lane's whole plan is dropped — later tasks may depend
-// on the failed one — and the lane waits for the next message. It reports whether the
-// lane may go on to its turns.
+// too; a part Telegram rejects for good is given up and the rest goes on. Flood control
+// is no failure: the lane waits as long as Telegram asks, however long, and the part is
+// neither counted as a try nor ever dropped for it (other chats' lanes go on meanwhile).
+// On another failure the part is tried again after Agent.TaskRetryDelay (res.retry is
+// set), and past Agent.TaskRetries tries the lane's whole plan is dropped — later tasks
+// may depend on the failed one — and the lane waits for the next message. It reports
+// whether the lane may go on to its turns.
 func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneResult) bool {
 	r := l.r
 	failed := map[string]bool{}
@@ -128,13 +134,20 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 			next = &parts[i+1]
 		}
 		err := r.perform(ctx, p, next)
-		var w waiting
+		var (
+			w     waiting
+			flood *mynah.RetryAfterError
+		)
 		switch {
 		case err == nil:
 			r.opts.Metrics.Task(kindOf(p), "done")
 			continue
 		case errors.As(err, &w):
 			res.retry, res.held = w.until, p.TurnID // a newer message ends the wait early
+			return false
+		case errors.As(err, &flood):
+			r.log.Info("flood control: waiting as telegram asks", "chat", l.key.chat, "part", p.Key, "retry_after", flood.After)
+			res.retry = r.opts.Now().Add(max(flood.After, minFloodWait))
 			return false
 		case errors.Is(err, mynah.ErrBlocked):
 			r.dropBlocked(ctx, parts[i:])

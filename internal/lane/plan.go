@@ -77,12 +77,21 @@ type step struct {
 	deps    []int // indexes of earlier steps
 }
 
-// planner collects the steps of one turn's plan from the model's tool calls and text.
+// planner collects the steps of one turn's plan from the model's tool calls and text,
+// at most maxTasks tool calls and no more reminders than keep the chat at maxReminders
+// pending.
 type planner struct {
-	turn        mynah.Turn
-	now         time.Time
-	stickerSets []string
-	steps       []step
+	turn         mynah.Turn
+	now          time.Time
+	stickerSets  []string
+	maxTasks     int
+	maxReminders int
+	// reminders counts the chat's pending reminders; asked once, at the first schedule.
+	reminders func() (int, error)
+
+	steps     []step
+	tasks     int // steps planned by tool calls
+	scheduled int // reminders already pending, then also those planned; -1: not asked yet
 }
 
 // errPlan is a tool call the plan cannot take; its message is for the model.
@@ -108,6 +117,9 @@ func (p *planner) add(call llm.ToolCall) (string, error) {
 		if err := json.Unmarshal(call.Arguments, &a); err != nil {
 			return "", errPlan{"arguments are not a JSON object: " + err.Error()}
 		}
+	}
+	if p.tasks >= p.maxTasks {
+		return "", errPlan{fmt.Sprintf("not planned: one answer may plan at most %d tasks", p.maxTasks)}
 	}
 	s := step{text: strings.TrimSpace(prompt.StripMeta(a.Text))}
 	switch call.Name {
@@ -155,6 +167,9 @@ func (p *planner) add(call llm.ToolCall) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if err := p.reminderRoom(); err != nil {
+			return "", err
+		}
 		s.kind, s.at = mynah.TaskSchedule, at
 	default:
 		return "", errPlan{"unknown tool " + call.Name}
@@ -166,10 +181,28 @@ func (p *planner) add(call llm.ToolCall) (string, error) {
 		s.deps = append(s.deps, d-1)
 	}
 	p.steps = append(p.steps, s)
+	p.tasks++
 	if s.kind == mynah.TaskSchedule {
+		p.scheduled++
 		return fmt.Sprintf("task %d planned: the message will be sent at %s", len(p.steps), s.at.Format(time.RFC3339)), nil
 	}
 	return fmt.Sprintf("task %d planned", len(p.steps)), nil
+}
+
+// reminderRoom reports, as an error for the model, when the chat has as many reminders
+// pending (planned in this turn included) as it may.
+func (p *planner) reminderRoom() error {
+	if p.scheduled < 0 {
+		n, err := p.reminders()
+		if err != nil {
+			return errPlan{"reminders cannot be set just now"}
+		}
+		p.scheduled = n
+	}
+	if p.scheduled >= p.maxReminders {
+		return errPlan{fmt.Sprintf("not planned: this chat already has %d reminders pending, the most it may have", p.scheduled)}
+	}
+	return nil
 }
 
 // when resolves a schedule's time.

@@ -2,6 +2,7 @@ package lane
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -28,7 +29,8 @@ type laneResult struct {
 // Run serves the agent's queue until ctx is cancelled. Then it stops starting model turns,
 // lets running turns finish and delivers their replies, bounded by Options.Grace (a send
 // under way then still completes and is recorded; see deliver), and returns after every
-// lane goroutine has exited.
+// lane goroutine has exited — at once when what is left waits past the grace period
+// (flood control, a retry).
 func (r *Runner) Run(ctx context.Context) error {
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
@@ -37,7 +39,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	held := map[laneKey]int64{}
 	done := make(chan laneResult)
 	draining := false
-	var grace <-chan time.Time
+	var (
+		grace    <-chan time.Time
+		graceEnd time.Time
+	)
 	stop := ctx.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -46,7 +51,7 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	for {
 		next, idle := r.dispatch(work, active, notBefore, held, done, draining)
-		if draining && idle && len(active) == 0 {
+		if draining && len(active) == 0 && (idle || next.After(graceEnd)) {
 			return nil
 		}
 		if !next.IsZero() {
@@ -81,7 +86,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-stop:
 			stop = nil
 			draining = true
-			grace = time.After(r.opts.Grace)
+			grace, graceEnd = time.After(r.opts.Grace), r.opts.Now().Add(r.opts.Grace)
 		case <-grace:
 			r.log.Warn("shutdown grace period over, abandoning running turns", "running", len(active))
 			cancelWork()
@@ -105,7 +110,7 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 	}
 	var turns []mynah.Turn
 	if !draining {
-		if turns, err = r.store.PendingTurns(ctx, r.agent.Name, r.opts.Now(), scanLimit); err != nil {
+		if turns, err = r.pendingTurns(ctx); err != nil {
 			r.log.Error("reading turn queue", "err", err)
 			return r.opts.Now().Add(time.Second), false
 		}
@@ -116,6 +121,8 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 	}
 	// Lanes are started in the order of their oldest work, so a chat that has waited
 	// longest goes first and a busy group gets one lane like everyone else: round robin.
+	// Chats with nothing but due reminders take every other place, so a backlog of them
+	// never delays the live ones (see fair).
 	work := map[laneKey]*lane{}
 	var order []laneKey
 	get := func(k laneKey) *lane {
@@ -135,6 +142,7 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 		l := get(laneKey{t.Chat, t.ThreadID})
 		l.turns = append(l.turns, t)
 	}
+	order = fair(order, func(k laneKey) bool { return work[k].reminders() })
 	now := r.opts.Now()
 	for _, c := range order {
 		if active[c] {
@@ -142,8 +150,10 @@ func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefor
 		}
 		if at, ok := notBefore[c]; ok {
 			l := work[c]
-			if id, ok := held[c]; ok && len(l.turns) > 0 && l.turns[len(l.turns)-1].ID > id {
-				at = now // a newer turn arrived: the held one is replaced, no need to wait
+			if id, ok := held[c]; ok && slices.ContainsFunc(l.turns, func(t mynah.Turn) bool { return t.Static == "" && t.ID > id }) {
+				// A newer message arrived: it replaces the held turn, no need to wait. A
+				// static turn (a command's reply) replaces nothing and waits its turn.
+				at = now
 			}
 			if now.Before(at) {
 				if next.IsZero() || at.Before(next) {

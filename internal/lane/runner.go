@@ -41,13 +41,26 @@ type Telegram interface {
 	React(ctx context.Context, chat mynah.ChatID, msg mynah.MessageID, emoji string) error
 }
 
+// Model is one model an agent answers with.
+type Model struct {
+	Model llm.Model
+	Name  string // provider/model, recorded with usage and reported to Metrics
+	ID    string // the provider's model name sent in requests
+}
+
 // Agent is the lanes' view of one configured agent.
 type Agent struct {
-	Name        string
-	Bot         mynah.User
+	Name string
+	Bot  mynah.User
+	// Models are the models the agent answers with, in order: the first answers while it
+	// can, and a call failing past its own retries (llm.WithRetry) moves on to the next,
+	// each failure logged and reported to Metrics under the model's Name. At least one
+	// is required.
+	Models []Model
+	// Model, ModelName and ModelID are the only model when Models is empty.
 	Model       llm.Model
-	ModelName   string // provider/model, recorded with usage
-	ModelID     string // the provider's model name sent in requests
+	ModelName   string
+	ModelID     string
 	ReplyTokens int
 	Apology     string // sent when the model finally fails
 	// Stream shows answers in private chats as drafts while they are written.
@@ -67,6 +80,11 @@ type Agent struct {
 	// (default 10), TaskRetryDelay the pause between tries (default 10 s).
 	TaskRetries    int
 	TaskRetryDelay time.Duration
+	// MaxTasks bounds the tasks (plan tool calls) of one turn's plan, default 20;
+	// MaxReminders the reminders a chat may have pending, default 50. A call past either
+	// is refused with a tool result saying so, which the model sees.
+	MaxTasks     int
+	MaxReminders int
 }
 
 // Options tune a Runner. Zero values are usable.
@@ -79,14 +97,23 @@ type Options struct {
 	Poll time.Duration
 	// DraftInterval is the least time between two draft updates; default 1s.
 	DraftInterval time.Duration
-	Now           func() time.Time
-	Logger        *slog.Logger
+	// RetryWindow is how long a turn whose model calls all fail with retryable errors
+	// (after llm.WithRetry's own tries and every fallback model) stays queued, tried
+	// again after 5 s, then after waits doubling up to a minute, before the apology is
+	// sent; default 3 min, negative: apologise at once. A newer message in the chat
+	// replaces the waiting turn as usual. The window is kept in memory: a restart opens
+	// a new one.
+	RetryWindow time.Duration
+	Now         func() time.Time
+	Logger      *slog.Logger
 	// Metrics, if set, counts model calls and how tasks end.
 	Metrics Metrics
 }
 
-// Metrics receives what the lanes count. Task outcomes are "done", "retried" (one
-// failed try), "rejected" (refused for good) and "dropped" (given up with its plan).
+// Metrics receives what the lanes count. Each model call is reported with u.Model set
+// to the Name of the model called, also when it failed (err set, no tokens). Task
+// outcomes are "done", "retried" (one failed try), "rejected" (refused for good) and
+// "dropped" (given up with its plan).
 type Metrics interface {
 	ModelCall(err error, u mynah.Usage, d time.Duration)
 	Task(kind mynah.TaskKind, outcome string)
@@ -113,9 +140,11 @@ type Runner struct {
 	dueMu    sync.Mutex
 	due      time.Time // the next scheduled turn's time, as last known; zero: none
 	dueAsked time.Time // when the store was last asked
+
+	unfinished unfinished // turns tried and not finished yet (retry.go)
 }
 
-// New returns a Runner; it does no I/O.
+// New returns a Runner; it does no I/O. agent needs a model (Models, or Model).
 func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	if opts.Parallel <= 0 {
 		opts.Parallel = 8
@@ -141,6 +170,18 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	if agent.TaskRetryDelay <= 0 {
 		agent.TaskRetryDelay = 10 * time.Second
 	}
+	if agent.MaxTasks <= 0 {
+		agent.MaxTasks = 20
+	}
+	if agent.MaxReminders <= 0 {
+		agent.MaxReminders = 50
+	}
+	if len(agent.Models) == 0 && agent.Model != nil {
+		agent.Models = []Model{{Model: agent.Model, Name: agent.ModelName, ID: agent.ModelID}}
+	}
+	if opts.RetryWindow == 0 {
+		opts.RetryWindow = 3 * time.Minute
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -155,6 +196,8 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 		log:   opts.Logger.With("agent", agent.Name),
 		wake:  make(chan struct{}, 1),
 		waits: map[int64]time.Time{},
+
+		unfinished: unfinished{turns: map[int64]*unfinishedTurn{}},
 	}
 }
 

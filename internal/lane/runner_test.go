@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -165,21 +166,32 @@ func TestBurstGetsOneAnswer(t *testing.T) {
 	}
 }
 
+// TestStaticTurnsKeepOrderAndFailuresApologise: a model failing for longer than the
+// retry window gets the apology, after the window, in message order. Time is synthetic.
 func TestStaticTurnsKeepOrderAndFailuresApologise(t *testing.T) {
-	model := &fakeModel{err: &llm.Error{Provider: "fake", Status: 500, Message: "boom"}}
-	tg := &fakeTelegram{got: make(chan struct{}, 1), fail: []error{&mynah.RetryAfterError{After: 10 * time.Millisecond}}}
-	r, db := newRunner(t, model, tg)
-	accept(t, db, 1, 1, "/start", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 1, Static: "welcome"})
-	accept(t, db, 2, 2, "question", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 2})
-	accept(t, db, 3, 3, "/help", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 3, Static: "help text"})
-	runUntil(t, r, tg, 3)
-	var texts []string
-	for _, s := range tg.Sent() {
-		texts = append(texts, s.Text)
-	}
-	if got := strings.Join(texts, " | "); got != "welcome | sorry | help text" {
-		t.Errorf("sent %q, want the replies in message order with an apology for the failed call", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		model := &fakeModel{err: &llm.Error{Provider: "fake", Status: 500, Message: "boom"}}
+		tg := &fakeTelegram{got: make(chan struct{}, 1), fail: []error{&mynah.RetryAfterError{After: 10 * time.Millisecond}}}
+		r, db := newRunner(t, model, tg)
+		accept(t, db, 1, 1, "/start", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 1, Static: "welcome"})
+		accept(t, db, 2, 2, "question", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 2})
+		accept(t, db, 3, 3, "/help", &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 3, Static: "help text"})
+		stop := start(t, r)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := texts(tg.Sent()); strings.Join(got, " | ") != "welcome" {
+			t.Errorf("sent %q within the retry window, want only the welcome: the question waits, and the help after it", got)
+		}
+		time.Sleep(3 * time.Minute) // past the window
+		synctest.Wait()
+		stop()
+		if got := texts(tg.Sent()); strings.Join(got, " | ") != "welcome | sorry | help text" {
+			t.Errorf("sent %q, want the replies in message order with an apology for the failed call", got)
+		}
+		if n := len(model.Requests()); n < 2 {
+			t.Errorf("%d model calls, want the question tried again within the window", n)
+		}
+	})
 }
 
 func TestHeldTurnWaitsAndIsReplaced(t *testing.T) {

@@ -28,12 +28,12 @@ const previewLimit = 4096
 // allows about one edit per second per chat before it answers 429.
 const minEditInterval = time.Second
 
-// generate calls the model. When the agent streams, the answer is shown while it grows:
+// generate calls model. When the agent streams, the answer is shown while it grows:
 // in a private chat as a draft, elsewhere as a message posted once and edited in place,
 // at most one update per Options.DraftInterval (edits at most once a second). The
 // preview message's id is returned (0 when none was posted); the answer's first message
 // replaces it.
-func (r *Runner) generate(ctx context.Context, req llm.Request, t *mynah.Turn) (*llm.Response, error) {
+func (r *Runner) generate(ctx context.Context, model llm.Model, req llm.Request, t *mynah.Turn) (*llm.Response, error) {
 	var show func(ctx context.Context, text string) time.Duration
 	interval := r.opts.DraftInterval
 	if r.agent.Stream {
@@ -51,7 +51,7 @@ func (r *Runner) generate(ctx context.Context, req llm.Request, t *mynah.Turn) (
 		}
 	}
 	if show == nil {
-		return r.agent.Model.Generate(ctx, req)
+		return model.Generate(ctx, req)
 	}
 	var (
 		mu    sync.Mutex
@@ -89,7 +89,7 @@ func (r *Runner) generate(ctx context.Context, req llm.Request, t *mynah.Turn) (
 			}
 		}
 	}()
-	resp, err := r.agent.Model.Stream(ctx, req, func(fragment string) {
+	resp, err := model.Stream(ctx, req, func(fragment string) {
 		mu.Lock()
 		text.WriteString(fragment)
 		dirty = true

@@ -3,6 +3,8 @@ package lane
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -12,22 +14,50 @@ import (
 )
 
 // handle answers one turn and enqueues its plan, atomically with finishing it, returning
-// the parts to deliver. A static turn's plan is its text.
+// the parts to deliver. A static turn's plan is its text. When the store refuses to
+// finish the turn, the answer is kept (in memory) for the next try, which then only
+// stores it: a failing store never costs another model call. A turn no model answered
+// for now fails with retryLater.
 func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, error) {
-	steps := []step{{kind: mynah.TaskSend, text: t.Static}}
-	if t.Static == "" {
-		var err error
-		if steps, err = r.answer(ctx, &t); err != nil {
-			return nil, err
+	parts, kept := r.keptAnswer(t.ID)
+	if !kept {
+		steps := []step{{kind: mynah.TaskSend, text: t.Static}}
+		if t.Static == "" {
+			var err error
+			if steps, err = r.answer(ctx, &t); err != nil {
+				return nil, err
+			}
 		}
+		parts = r.parts(t, steps)
 	}
-	return r.store.FinishTurn(ctx, t.ID, r.parts(t, steps))
+	stored, err := r.store.FinishTurn(ctx, t.ID, parts)
+	if err != nil {
+		r.keepAnswer(t.ID, parts)
+		return nil, err
+	}
+	r.forget(t.ID)
+	return stored, nil
 }
+
+// retryLater is the failure of a turn no model answered, within Options.RetryWindow:
+// the turn stays queued and is tried again at the time given.
+type retryLater struct {
+	at  time.Time
+	err error
+}
+
+func (e retryLater) Error() string {
+	return "no model answered; trying again at " + e.at.Format(time.RFC3339) + ": " + e.err.Error()
+}
+
+func (e retryLater) Unwrap() error { return e.err }
 
 // answer asks the model about t and returns its plan. The model may call tools: plan
 // tools add tasks, the agent's other tools (memory, …) run at once and the model is asked
-// again with their results, up to Agent.ToolRounds calls. A provider failure becomes the
-// apology (logged) unless the model had planned something already; only store errors are
+// again with their results, up to Agent.ToolRounds calls. When no model answers the first
+// call and some failure was retryable, the turn fails with retryLater while
+// Options.RetryWindow lasts; past it, or after a later call fails, the failure becomes
+// the apology (logged) unless the model had planned something already. Store errors are
 // returned, so the turn is retried rather than lost.
 //
 // A preview of the answer that streaming posted is recorded in t.Preview.
@@ -42,31 +72,32 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &planner{turn: *t, now: r.opts.Now(), stickerSets: r.agent.StickerSets}
+	p := &planner{turn: *t, now: r.opts.Now(), stickerSets: r.agent.StickerSets,
+		maxTasks: r.agent.MaxTasks, maxReminders: r.agent.MaxReminders, scheduled: -1,
+		reminders: func() (int, error) { return r.pendingReminders(ctx, t.Chat) }}
 	stopTyping := r.typing(ctx, t.Chat, t.ThreadID)
 	defer stopTyping()
 	var total mynah.Usage
 	for round := 1; ; round++ {
-		started := time.Now()
-		resp, err := r.generate(ctx, req, t)
+		resp, u, err := r.call(ctx, req, t)
 		if err != nil {
-			r.opts.Metrics.ModelCall(err, mynah.Usage{}, time.Since(started))
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			r.log.Error("model call failed", "chat", t.Chat, "turn", t.ID, "model", r.agent.ModelName, "round", round, "err", err)
+			var failed noAnswer
+			if errors.As(err, &failed) && failed.retryable && round == 1 {
+				if at, ok := r.modelFailed(t.ID, r.opts.Now()); ok {
+					r.log.Warn("no model answered; the turn stays queued", "chat", t.Chat, "turn", t.ID, "retry_at", at, "err", err)
+					return nil, retryLater{at: at, err: err}
+				}
+			}
+			r.log.Error("model call failed", "chat", t.Chat, "turn", t.ID, "round", round, "err", err)
 			r.recordPrompt(ctx, *t, comp, total)
 			if len(p.steps) == 0 {
 				p.addText(r.agent.Apology)
 			}
 			return p.steps, nil
 		}
-		u := mynah.Usage{
-			Agent: r.agent.Name, Chat: t.Chat, Model: r.agent.ModelName,
-			InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
-			CachedTokens: resp.Usage.CachedTokens, Time: r.opts.Now(),
-		}
-		r.opts.Metrics.ModelCall(nil, u, time.Since(started))
 		if err := r.store.RecordUsage(ctx, u); err != nil {
 			r.log.Error("recording usage", "err", err)
 		}
@@ -98,6 +129,49 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
 		r.log.Warn("model returned an empty answer", "chat", t.Chat, "turn", t.ID)
 	}
 	return p.steps, nil
+}
+
+// noAnswer is the failure of every model asked for one call: the last one's error (the
+// others are logged), and whether some failure was retryable, so that the turn may
+// succeed later.
+type noAnswer struct {
+	err       error
+	retryable bool
+}
+
+func (e noAnswer) Error() string { return e.err.Error() }
+func (e noAnswer) Unwrap() error { return e.err }
+
+// call sends req to the agent's models in order until one answers, each under its own
+// ID, and returns the answer and its usage, whose Model is the Name of the model that
+// gave it. Every call is reported to Metrics; every failure but the last is logged as it
+// moves the call on. When no model answers, the error is a noAnswer, or ctx's error
+// when it is done.
+func (r *Runner) call(ctx context.Context, req llm.Request, t *mynah.Turn) (*llm.Response, mynah.Usage, error) {
+	var failed noAnswer
+	for i, m := range r.agent.Models {
+		req.Model = m.ID
+		started := time.Now()
+		resp, err := r.generate(ctx, m.Model, req, t)
+		u := mynah.Usage{Agent: r.agent.Name, Chat: t.Chat, Model: m.Name, Time: r.opts.Now()}
+		if err == nil {
+			u.InputTokens, u.OutputTokens, u.CachedTokens = resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CachedTokens
+			r.opts.Metrics.ModelCall(nil, u, time.Since(started))
+			return resp, u, nil
+		}
+		r.opts.Metrics.ModelCall(err, u, time.Since(started))
+		if ctx.Err() != nil {
+			return nil, u, ctx.Err()
+		}
+		var le *llm.Error
+		failed.err = fmt.Errorf("model %s: %w", m.Name, err)
+		failed.retryable = failed.retryable || errors.As(err, &le) && le.Retryable()
+		if i+1 < len(r.agent.Models) {
+			r.log.Warn("model call failed; falling back to the next model", "chat", t.Chat, "turn", t.ID,
+				"model", m.Name, "next", r.agent.Models[i+1].Name, "err", err)
+		}
+	}
+	return nil, mynah.Usage{}, failed
 }
 
 // runTools handles the tool calls of one response: plan tools add to p, other tools run.
@@ -165,7 +239,6 @@ func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, prompt
 	if err != nil {
 		return llm.Request{}, comp, err
 	}
-	req.Model = r.agent.ModelID
 	req.MaxTokens = r.agent.ReplyTokens
 	req.CacheSystem = true
 	req.Tools = append(planTools(r.agent.StickerSets), r.agent.Tools.Specs()...)
@@ -207,13 +280,18 @@ func (r *Runner) sendTyping(ctx context.Context, chat mynah.ChatID, thread int64
 	}
 }
 
-// recordPrompt keeps what the turn's prompt contained, for `mynah context explain`. A
-// failure to record is logged, never fatal: the reply matters more than its explanation.
+// recordPrompt keeps what the turn's prompt contained and the model that answered it
+// last (u.Model; the first model when none did), for `mynah context explain`. A failure
+// to record is logged, never fatal: the reply matters more than its explanation.
 func (r *Runner) recordPrompt(ctx context.Context, t mynah.Turn, comp prompt.Composition, u mynah.Usage) {
+	model := u.Model
+	if model == "" {
+		model = r.agent.Models[0].Name
+	}
 	data, err := json.Marshal(comp)
 	if err == nil {
 		err = r.store.RecordPrompt(ctx, mynah.PromptRecord{
-			Agent: r.agent.Name, Chat: t.Chat, Turn: t.ID, Model: r.agent.ModelName,
+			Agent: r.agent.Name, Chat: t.Chat, Turn: t.ID, Model: model,
 			Composition: data, Usage: u, Time: r.opts.Now(),
 		})
 	}

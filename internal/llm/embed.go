@@ -1,9 +1,6 @@
 package llm
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // Embedder turns texts into vectors for similarity search. Implementations are safe for
 // concurrent use.
@@ -30,11 +27,7 @@ func (r *retryingEmbedder) Embed(ctx context.Context, model string, texts []stri
 		if err == nil {
 			return vecs, nil
 		}
-		var e *Error
-		if !errors.As(err, &e) || !e.Retryable() || attempt >= r.p.Attempts || ctx.Err() != nil {
-			return nil, err
-		}
-		if r.p.Sleep(ctx, r.p.delay(attempt, e)) != nil {
+		if !r.p.again(ctx, attempt, err) {
 			return nil, err
 		}
 	}

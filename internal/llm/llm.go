@@ -6,6 +6,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -120,24 +121,40 @@ type Model interface {
 
 // Error is a failed provider call.
 type Error struct {
-	Provider   string
-	Status     int           // HTTP status; 0 for transport errors
+	Provider   string        // empty when the failure is not the provider's own (a deadline)
+	Status     int           // HTTP status; 0 for transport errors, deadlines and malformed answers
 	RetryAfter time.Duration // from Retry-After (or the provider's retry hint); 0 if none
 	Message    string        // the provider's error message (never shown to Telegram users)
 	Err        error         // underlying error, if any
 }
 
 func (e *Error) Error() string {
-	if e.Status == 0 {
-		return fmt.Sprintf("%s: %s", e.Provider, e.Message)
+	msg := e.Message
+	if e.Status != 0 {
+		msg = fmt.Sprintf("status %d: %s", e.Status, msg)
 	}
-	return fmt.Sprintf("%s: status %d: %s", e.Provider, e.Status, e.Message)
+	if e.Provider == "" {
+		return msg
+	}
+	return e.Provider + ": " + msg
 }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Retryable reports whether the call may succeed if repeated: transport errors, 408, 409,
-// 429 and 5xx.
+// Retryable reports whether the call may succeed if repeated: transport errors, deadlines
+// and malformed answers (Status 0), 408, 409, 429 and 5xx.
 func (e *Error) Retryable() bool {
 	return e.Status == 0 || e.Status == 408 || e.Status == 409 || e.Status == 429 || e.Status >= 500
+}
+
+// ErrMalformed is wrapped by the *Error of a call whose answer is not what the API
+// promises: a 200 response whose body is not a completion, or a stream that is empty,
+// not a stream (a proxy's HTML page) or cut off before its end. Like a transport error
+// it is retryable: the provider, or something on the way, failed.
+var ErrMalformed = errors.New("malformed answer")
+
+// Malformed returns the retryable *Error of provider for an answer that is not what its
+// API promises (see ErrMalformed); what says what was wrong.
+func Malformed(provider, what string) *Error {
+	return &Error{Provider: provider, Message: "malformed answer: " + what, Err: ErrMalformed}
 }

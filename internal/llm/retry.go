@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -18,6 +19,10 @@ type RetryPolicy struct {
 	// Sleep waits d or until ctx is done, returning ctx.Err() in that case. Nil means a
 	// real timer; tests inject a recorder.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Logger, if set, logs each failure that is retried (at Warn, with the attempt and
+	// the wait before the next); nil logs nothing. The last failure is returned, not
+	// logged.
+	Logger *slog.Logger
 }
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
@@ -100,15 +105,25 @@ func (r *retrying) do(ctx context.Context, call func() (*Response, error), stop 
 		if err == nil {
 			return resp, nil
 		}
-		var e *Error
-		if !errors.As(err, &e) || !e.Retryable() || attempt >= r.p.Attempts ||
-			ctx.Err() != nil || (stop != nil && stop()) {
-			return nil, err
-		}
-		if r.p.Sleep(ctx, r.p.delay(attempt, e)) != nil {
+		if (stop != nil && stop()) || !r.p.again(ctx, attempt, err) {
 			return nil, err
 		}
 	}
+}
+
+// again reports whether the call that failed with err on try attempt is tried once
+// more, after waiting as p says: only a retryable *Error, while tries are left and ctx
+// is not done.
+func (p RetryPolicy) again(ctx context.Context, attempt int, err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || !e.Retryable() || attempt >= p.Attempts || ctx.Err() != nil {
+		return false
+	}
+	d := p.delay(attempt, e)
+	if p.Logger != nil {
+		p.Logger.Warn("model provider call failed, retrying", "attempt", attempt, "of", p.Attempts, "wait", d, "err", err)
+	}
+	return p.Sleep(ctx, d) == nil
 }
 
 // RetryAfter reads a provider's retry hint from response headers: retry-after-ms

@@ -68,7 +68,8 @@ func New(cfg Config) (*Model, error) {
 	return &Model{svc: svc, cfg: cfg}, nil
 }
 
-// Generate sends req as one Messages call. Provider failures are *llm.Error.
+// Generate sends req as one Messages call. Provider failures are *llm.Error, an answer
+// that is not a message among them (llm.ErrMalformed).
 func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
@@ -78,12 +79,17 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, e
 	if err != nil {
 		return nil, m.translate(ctx, err)
 	}
+	if msg.StopReason == "" {
+		// Every complete message has one; a body without it is not a message.
+		return nil, llm.Malformed(provider, "the response has no stop reason")
+	}
 	return fromMessage(msg), nil
 }
 
 // Stream sends req as a streaming call, calling onText with each text fragment; the
 // stream is closed before Stream returns. Provider failures, including error events
-// inside the stream, are *llm.Error.
+// inside the stream and a stream that ends without a stop reason (llm.ErrMalformed), are
+// *llm.Error.
 func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)) (*llm.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
@@ -99,6 +105,11 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 	}
 	if err := stream.Err(); err != nil {
 		return nil, m.translate(ctx, err)
+	}
+	// A complete stream gives its stop reason (message_delta) and ends (message_stop); a
+	// body with neither is empty, not a stream at all (a proxy's page) or cut off.
+	if acc.stop == "" && !acc.stopped {
+		return nil, llm.Malformed(provider, "the stream ended without a stop reason")
 	}
 	return acc.response(), nil
 }

@@ -11,15 +11,16 @@ import (
 // accumulator builds a response from stream events, joining each tool_use block's
 // input_json_delta fragments by block index.
 type accumulator struct {
-	text   strings.Builder
-	calls  []*partialCall
-	byIdx  map[int64]*partialCall
-	stop   string
-	model  string
-	input  int64 // input_tokens, cache reads and writes, output: cumulative
-	read   int64
-	write  int64
-	output int64
+	text    strings.Builder
+	calls   []*partialCall
+	byIdx   map[int64]*partialCall
+	stop    string
+	stopped bool // message_stop was seen: the stream is complete
+	model   string
+	input   int64 // input_tokens, cache reads and writes, output: cumulative
+	read    int64
+	write   int64
+	output  int64
 }
 
 type partialCall struct {
@@ -58,6 +59,8 @@ func (a *accumulator) add(ev anthropic.MessageStreamEventUnion) string {
 				p.args.WriteString(ev.Delta.PartialJSON)
 			}
 		}
+	case "message_stop":
+		a.stopped = true
 	case "message_delta":
 		if ev.Delta.StopReason != "" {
 			a.stop = string(ev.Delta.StopReason)

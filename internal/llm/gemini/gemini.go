@@ -72,7 +72,8 @@ func New(cfg Config) (*Model, error) {
 	return &Model{client: client, cfg: cfg}, nil
 }
 
-// Generate sends req as one generateContent call. Provider failures are *llm.Error.
+// Generate sends req as one generateContent call. Provider failures are *llm.Error, an
+// answer without a finish or block reason among them (llm.ErrMalformed).
 func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	contents, config, err := m.params(req)
 	if err != nil {
@@ -85,12 +86,16 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, e
 	}
 	var acc accumulator
 	acc.add(resp)
+	if acc.finish == "" {
+		return nil, llm.Malformed(provider, "the response has no finish reason")
+	}
 	return acc.response(), nil
 }
 
 // Stream sends req as a streamGenerateContent (?alt=sse) call, calling onText with each
 // text fragment; the stream is closed before Stream returns. Provider failures,
-// including error frames inside the stream, are *llm.Error.
+// including error frames inside the stream and a stream that ends without a finish
+// reason (llm.ErrMalformed), are *llm.Error.
 func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)) (*llm.Response, error) {
 	contents, config, err := m.params(req)
 	if err != nil {
@@ -105,6 +110,11 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 		if text := acc.add(resp); text != "" && onText != nil {
 			onText(text)
 		}
+	}
+	// A complete stream's last chunk carries the finish (or block) reason; without one
+	// the body was empty, not a stream at all or cut off.
+	if acc.finish == "" {
+		return nil, llm.Malformed(provider, "the stream ended without a finish reason")
 	}
 	return acc.response(), nil
 }

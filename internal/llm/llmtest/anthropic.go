@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -171,7 +172,7 @@ func anthropicUsage(u llm.Usage, full bool) map[string]any {
 	return m
 }
 
-func (anthropicDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply Reply, seq int) {
+func (anthropicDialect) writeReply(ctx context.Context, w http.ResponseWriter, rec *Recorded, reply Reply, seq int) {
 	w.Header().Set("Request-Id", fmt.Sprintf("req_fake%d", seq))
 	stop := "end_turn"
 	if len(reply.ToolCalls) > 0 {
@@ -213,7 +214,9 @@ func (anthropicDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply R
 			"content_block": map[string]any{"type": "text", "text": "", "citations": nil}})
 		s.send("ping", map[string]any{"type": "ping"})
 		for i, c := range chunks(reply.Text) {
-			pace(reply, i)
+			if !pace(ctx, reply, i) {
+				return
+			}
 			send(map[string]any{"type": "content_block_delta", "index": index,
 				"delta": map[string]any{"type": "text_delta", "text": c}})
 		}
@@ -232,6 +235,9 @@ func (anthropicDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply R
 		}
 		send(map[string]any{"type": "content_block_stop", "index": index})
 		index++
+	}
+	if reply.Truncate {
+		return
 	}
 	send(map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil, "stop_details": nil, "container": nil},

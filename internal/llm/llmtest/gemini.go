@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -196,7 +197,7 @@ func geminiUsage(u llm.Usage, outputSoFar int) map[string]any {
 	return m
 }
 
-func (geminiDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply Reply, seq int) {
+func (geminiDialect) writeReply(ctx context.Context, w http.ResponseWriter, rec *Recorded, reply Reply, seq int) {
 	responseID := fmt.Sprintf("fakeResponse%d", seq)
 	calls := make([]any, 0, len(reply.ToolCalls))
 	signed := false
@@ -242,11 +243,16 @@ func (geminiDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply Repl
 	}
 	out := func(step int) int { return reply.Usage.OutputTokens * step / steps }
 	for i, c := range texts {
-		pace(reply, i)
+		if !pace(ctx, reply, i) {
+			return
+		}
 		s.send("", response([]any{map[string]any{"text": c}}, false, out(i+1)))
 	}
 	if len(calls) > 0 {
 		s.send("", response(calls, false, out(steps-1)))
+	}
+	if reply.Truncate {
+		return
 	}
 	// Gemini 3 ends with an empty text part carrying finishReason (and, after text, a
 	// thoughtSignature).

@@ -63,6 +63,9 @@ func (c ModelCase) testErrors(t *testing.T, stream bool) {
 	}
 }
 
+// noSleep is a RetryPolicy.Sleep that does not wait.
+func noSleep(context.Context, time.Duration) error { return nil }
+
 func (c ModelCase) testRetry(t *testing.T, stream bool) {
 	srv, m := c.start(t, "")
 	srv.Push(Reply{Status: 503}, Reply{Status: 429, RetryAfter: "1"}, Reply{Text: "fine"})

@@ -59,8 +59,10 @@ type ModelCase struct {
 // generated and streamed: construction errors; text answers with their usage and the
 // wire shape of their requests (system text, roles, max tokens); tool calls, parallel
 // ones and a tool round trip with the tools' wire shape; provider errors as classified
-// *llm.Error values without the key; recovery under llm.WithRetry; cancellation; and
-// that the provider's environment variables are ignored.
+// *llm.Error values without the key; broken 200 answers (an HTML page, a stream that
+// is empty, not one or cut off) as retryable errors; recovery under llm.WithRetry;
+// cancellation; deadlines (llm.WithDeadlines) when the provider stalls; and that the
+// provider's environment variables are ignored.
 func TestModel(t *testing.T, c ModelCase) {
 	t.Run("New", c.testNew)
 	for _, stream := range []bool{false, true} {
@@ -80,8 +82,10 @@ func TestModel(t *testing.T, c ModelCase) {
 			t.Run("ParallelToolCalls/"+mode+"/"+tt.name, func(t *testing.T) { c.testParallelToolCalls(t, stream, tt.text) })
 		}
 		t.Run("Errors/"+mode, func(t *testing.T) { c.testErrors(t, stream) })
+		t.Run("Malformed/"+mode, func(t *testing.T) { c.testMalformed(t, stream) })
 		t.Run("Retry/"+mode, func(t *testing.T) { c.testRetry(t, stream) })
 		t.Run("Cancel/"+mode, func(t *testing.T) { c.testCancel(t, stream) })
+		t.Run("Deadlines/"+mode, func(t *testing.T) { c.testDeadlines(t, stream) })
 		t.Run("EnvironmentIgnored/"+mode, func(t *testing.T) { c.testEnvironment(t, stream) })
 	}
 }

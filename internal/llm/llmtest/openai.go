@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -146,7 +147,7 @@ func openaiUsage(u llm.Usage) map[string]any {
 	}
 }
 
-func (openaiDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply Reply, seq int) {
+func (openaiDialect) writeReply(ctx context.Context, w http.ResponseWriter, rec *Recorded, reply Reply, seq int) {
 	id := fmt.Sprintf("chatcmpl-fake%d", seq)
 	const created = 1727346176
 	finish := "stop"
@@ -196,7 +197,9 @@ func (openaiDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply Repl
 		chunk(map[string]any{"role": "assistant", "content": nil}, nil)
 	}
 	for i, c := range chunks(reply.Text) {
-		pace(reply, i)
+		if !pace(ctx, reply, i) {
+			return
+		}
 		chunk(map[string]any{"content": c}, nil)
 	}
 	for i, c := range reply.ToolCalls {
@@ -206,6 +209,9 @@ func (openaiDialect) writeReply(w http.ResponseWriter, rec *Recorded, reply Repl
 			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i,
 				"function": map[string]any{"arguments": frag}}}}, nil)
 		}
+	}
+	if reply.Truncate {
+		return
 	}
 	chunk(map[string]any{}, finish)
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {

@@ -39,7 +39,18 @@ type Reply struct {
 	RetryAfter string        // Retry-After header value for errors
 	Message    string        // error message
 	Delay      time.Duration // wait before answering; a cancelled request gets no answer
-	ChunkDelay time.Duration // streaming: wait this long before each text chunk after the first
+	// ChunkDelay, streaming, is the wait before each text chunk after the first; a
+	// request cancelled meanwhile gets no more of the stream (a stall mid-stream).
+	ChunkDelay time.Duration
+	// Truncate, streaming, ends the stream after its content without the closing frames
+	// (finish reason, message_stop, [DONE]): a connection cut mid-answer.
+	Truncate bool
+	// Raw or RawType set: Raw is served verbatim as a 200 answer instead of a reply — a
+	// broken answer such as a proxy's HTML page or a stream that is not one — with
+	// RawType as its Content-Type (default text/event-stream when the request streams,
+	// application/json otherwise).
+	Raw     string
+	RawType string
 	// Usage is reported in the provider's terms: InputTokens counts every input token,
 	// CachedTokens included (Anthropic's input_tokens is sent as their difference).
 	Usage llm.Usage
@@ -87,7 +98,8 @@ type dialect interface {
 	// request malformed. status is the HTTP status for the problem (400 when 0).
 	parse(r *http.Request, body []byte, rec *Recorded) (problem string, status int)
 	writeError(w http.ResponseWriter, status int, retryAfter, message string)
-	writeReply(w http.ResponseWriter, rec *Recorded, reply Reply, seq int)
+	// writeReply writes reply; ctx is the request's, done when the client went away.
+	writeReply(ctx context.Context, w http.ResponseWriter, rec *Recorded, reply Reply, seq int)
 }
 
 // Server is a fake provider over an httptest.Server, closed when the TB's test ends.
@@ -214,7 +226,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.d.writeError(w, reply.Status, reply.RetryAfter, msg)
 		return
 	}
-	s.d.writeReply(w, &rec, reply, seq)
+	if reply.Raw != "" || reply.RawType != "" {
+		writeRaw(w, rec.Stream, reply)
+		return
+	}
+	s.d.writeReply(r.Context(), w, &rec, reply, seq)
+}
+
+// writeRaw serves reply.Raw as a 200 answer (see Reply.Raw).
+func writeRaw(w http.ResponseWriter, stream bool, reply Reply) {
+	typ := reply.RawType
+	switch {
+	case typ != "":
+	case stream:
+		typ = "text/event-stream"
+	default:
+		typ = "application/json"
+	}
+	w.Header().Set("Content-Type", typ)
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, reply.Raw)
 }
 
 var keyHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"}
@@ -320,9 +351,18 @@ func textOf(raw json.RawMessage) (string, bool) {
 }
 
 // pace waits reply.ChunkDelay before every text chunk but the first, so a stream takes
-// time the way a real model's does.
-func pace(reply Reply, i int) {
-	if i > 0 && reply.ChunkDelay > 0 {
-		time.Sleep(reply.ChunkDelay)
+// time the way a real model's does. It reports false when the request was cancelled
+// meanwhile: the stream ends there.
+func pace(ctx context.Context, reply Reply, i int) bool {
+	if i == 0 || reply.ChunkDelay <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(reply.ChunkDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }

@@ -98,7 +98,7 @@ func (m *Model) params(req llm.Request) (openai.ChatCompletionNewParams, error) 
 
 func fromCompletion(c *openai.ChatCompletion) (*llm.Response, error) {
 	if len(c.Choices) == 0 {
-		return nil, &llm.Error{Provider: provider, Status: http.StatusOK, Message: "response has no choices"}
+		return nil, llm.Malformed(provider, "the response has no choices")
 	}
 	ch := c.Choices[0]
 	r := &llm.Response{

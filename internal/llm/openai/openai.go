@@ -83,7 +83,7 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, e
 
 // Stream sends req as a streaming call (with usage reporting), calling onText with each
 // text fragment; the stream is closed before Stream returns. Provider failures are
-// *llm.Error.
+// *llm.Error, a stream that ends without a finish reason among them (llm.ErrMalformed).
 func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)) (*llm.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
@@ -100,6 +100,11 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 	}
 	if err := stream.Err(); err != nil {
 		return nil, m.translate(ctx, err)
+	}
+	// Every complete stream ends its choice with a finish reason; a body without one is
+	// empty, not a stream at all (a proxy's page) or cut off.
+	if acc.finish == "" {
+		return nil, llm.Malformed(provider, "the stream ended without a finish reason")
 	}
 	return acc.response(), nil
 }
