@@ -107,20 +107,29 @@ func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOption
 	return a, nil
 }
 
-// resolveModel splits "provider/model" and finds the provider's settings. A provider named
-// after a known kind works without a providers entry, with its key from the SDK's variable.
+// resolveModel splits each "provider/model" of the model key and finds the provider's
+// settings: the first becomes the agent's model, the rest its fallbacks.
 func resolveModel(cfg *config, a *agentConfig, opts loadOptions) error {
-	provider, model, ok := strings.Cut(a.Model, "/")
-	if !ok || provider == "" || model == "" {
-		return &configError{a.File, "model", fmt.Sprintf("%q must be provider/model, e.g. openai/gpt-4o-mini", a.Model)}
+	if len(a.agentSettings.Model) == 0 {
+		return &configError{a.File, "model", "empty: set provider/model, e.g. openai/gpt-4o-mini"}
 	}
-	p, k, err := cfg.lookupProvider(a.File, "model", provider)
-	if err != nil {
-		return err
-	}
-	a.ProviderName, a.ModelID, a.Provider = provider, model, p
-	if k.missingKey(p) && !opts.NoKeys {
-		return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, k.KeyVar)}
+	for i, name := range a.agentSettings.Model {
+		provider, model, ok := strings.Cut(name, "/")
+		if !ok || provider == "" || model == "" {
+			return &configError{a.File, "model", fmt.Sprintf("%q must be provider/model, e.g. openai/gpt-4o-mini", name)}
+		}
+		p, k, err := cfg.lookupProvider(a.File, "model", provider)
+		if err != nil {
+			return err
+		}
+		if k.missingKey(p) && !opts.NoKeys {
+			return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, k.KeyVar)}
+		}
+		if i == 0 {
+			a.Model, a.ProviderName, a.ModelID, a.Provider = name, provider, model, p
+			continue
+		}
+		a.Fallbacks = append(a.Fallbacks, modelRef{Name: name, ID: model, Provider: p})
 	}
 	return nil
 }

@@ -91,12 +91,21 @@ type agentConfig struct {
 	File          string
 	Instructions  string
 	RolePrompts   []string
+	Model         string // the first of the model key: provider/model
 	ProviderName  string // key in providers
 	Provider      providerConfig
-	ModelID       string // model name without the provider prefix
+	ModelID       string     // model name without the provider prefix
+	Fallbacks     []modelRef // the rest of the model key, in order
 	ProviderNotes string
 	Location      *time.Location
 	Policy        access.Policy // Access resolved, with the environment's overrides
+}
+
+// modelRef is one model of an agent's model key, resolved.
+type modelRef struct {
+	Name     string // provider/model
+	ID       string // the model as the provider names it
+	Provider providerConfig
 }
 
 // secret is a configuration value that must never be printed.

@@ -167,7 +167,7 @@ access:
 	a, b := cfg.Agents[0].agentSettings, cfg.Agents[1].agentSettings
 
 	wantB := defaultSettings()
-	wantB.Model = "openai/gpt-4o-mini"
+	wantB.Model = modelList{"openai/gpt-4o-mini"}
 	wantB.ContextTokens = 64000
 	wantB.Stream = false
 	wantB.TypingDelay = true

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -38,6 +39,7 @@ type harnessOptions struct {
 	Provider string // openai (default), anthropic, gemini
 	YAML     string // extra mynah.yaml content
 	Front    string // extra agent front matter
+	Model    string // the agent's model key; default <provider>/test-model
 	// Access is the agent's access front matter (a YAML flow mapping), e.g. "{}" for the
 	// defaults (private: pairing). Empty runs every agent with MYNAH_ACCESS_PRIVATE=open,
 	// so that tests about something else chat freely, whatever files they write.
@@ -66,12 +68,12 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	}
 	write(t, filepath.Join(h.dir, "agents", "Mynah.md"), fmt.Sprintf(`---
 telegram_token: ${TELEGRAM_BOT_TOKEN}
-model: %s/test-model
+model: %s
 roles: [Friendly]
 names: [Mynah, Майна]
 %s%s---
 You are {botname}, talking in {chatname}.
-`, o.Provider, access, o.Front))
+`, cmp.Or(o.Model, o.Provider+"/test-model"), access, o.Front))
 	write(t, filepath.Join(h.dir, "prompts", "Friendly.md"), "Be friendly.")
 	h.env = append(cleanEnv(),
 		"MYNAH_TELEGRAM_API_URL="+h.emu.URL(),

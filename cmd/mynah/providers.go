@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/anthropic"
 	"github.com/mynah-ai/mynah/internal/llm/gemini"
@@ -124,15 +127,6 @@ func (cfg *config) lookupProvider(file, key, name string) (providerConfig, provi
 	return p, k, nil
 }
 
-// newModel builds the provider adapter for an agent, with retries on 408/429/5xx.
-func newModel(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
-	m, err := newAdapter(p, replyTokens, hc)
-	if err != nil {
-		return nil, err
-	}
-	return llm.WithRetry(m, llm.RetryPolicy{}), nil
-}
-
 // newAdapter builds the bare provider adapter, without retries.
 func newAdapter(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
 	k, ok := kindOf(p.Kind)
@@ -157,4 +151,25 @@ func newEmbedder(p providerConfig, hc *http.Client) (llm.Embedder, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// agentModels are a's models in order, each wrapped for serving: deadlines on every call
+// (timeouts), then retries of transient failures. The first answers; each next one takes
+// over when the one before fails past its retries.
+func agentModels(a agentConfig, log *slog.Logger) ([]lane.Model, error) {
+	t := a.Timeouts
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = 32
+	hc := &http.Client{Transport: llm.NewTransport(base, time.Duration(t.Connect))}
+	refs := append([]modelRef{{Name: a.Model, ID: a.ModelID, Provider: a.Provider}}, a.Fallbacks...)
+	models := make([]lane.Model, 0, len(refs))
+	for _, r := range refs {
+		m, err := newAdapter(r.Provider, a.ReplyTokens, hc)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", r.Name, err)
+		}
+		m = llm.WithDeadlines(m, llm.Deadlines{FirstToken: time.Duration(t.FirstToken), Total: time.Duration(t.Total)})
+		models = append(models, lane.Model{Model: llm.WithRetry(m, llm.RetryPolicy{Logger: log.With("agent", a.Name, "model", r.Name)}), Name: r.Name, ID: r.ID})
+	}
+	return models, nil
 }

@@ -193,10 +193,11 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
 		}
 	}
-	model, err := newModel(a.Provider, a.ReplyTokens, hc)
+	models, err := agentModels(a, log)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
+	model := models[0].Model
 	mem, err := agentMemory(cfg, a, db, model, true, hc, log)
 	if err != nil {
 		// Search stays keyword-only; stopping serve for it would end every chat.
@@ -209,9 +210,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	rt := lane.New(lane.Agent{
 		Name:           a.Name,
 		Bot:            me,
-		Model:          model,
-		ModelName:      a.Model,
-		ModelID:        a.ModelID,
+		Models:         models,
 		ReplyTokens:    a.ReplyTokens,
 		Stream:         a.Stream,
 		Apology:        cmp.Or(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
@@ -222,12 +221,15 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		TypingDelay:    a.TypingDelay,
 		TaskRetries:    a.TaskRetries,
 		TaskRetryDelay: time.Duration(a.TaskRetryDelay),
+		MaxTasks:       a.MaxTasks,
+		MaxReminders:   a.MaxReminders,
 	}, db, bot, lane.Options{
-		Format:   tghtml.Pieces,
-		Grace:    cfg.Shutdown,
-		Parallel: cfg.Parallel,
-		Logger:   log,
-		Metrics:  m.Agent(a.Name),
+		RetryWindow: time.Duration(a.RetryWindow),
+		Format:      tghtml.Pieces,
+		Grace:       cfg.Shutdown,
+		Parallel:    cfg.Parallel,
+		Logger:      log,
+		Metrics:     m.Agent(a.Name),
 	})
 	limits, err := access.RestoreLimiter(ctx, db, a.Name, a.Policy.Limit, time.Now())
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // agent's front matter is decoded over mynah.yaml's defaults, which are decoded over
 // defaultSettings.
 type agentSettings struct {
-	Model           string        `yaml:"model"`            // provider/model
+	Model           modelList     `yaml:"model"`            // provider/model, or a list: the first, then fallbacks
 	ContextTokens   int           `yaml:"context_tokens"`   // the model's context window
 	ReplyTokens     int           `yaml:"reply_tokens"`     // reserved for the answer
 	HistoryMessages int           `yaml:"history_messages"` // cap on history messages per prompt
@@ -34,10 +34,51 @@ type agentSettings struct {
 	ToolRounds      int           `yaml:"tool_rounds"`      // model calls per turn when tools answer back
 	MaxFacts        int           `yaml:"max_facts"`        // facts kept per person, the oldest evicted; ≤ 0: 100
 	Embeddings      string        `yaml:"embeddings"`       // provider/model for vector search; empty: keyword search only
+	// Timeouts bound every model call: connecting, the first token, the whole call.
+	Timeouts timeoutsConfig `yaml:"timeouts"`
+	// RetryWindow is how long a turn whose models all fail keeps being tried before the
+	// apology is sent (negative: apologise at once).
+	RetryWindow duration `yaml:"retry_window"`
+	// MaxTasks bounds the tasks of one answer's plan; MaxReminders the reminders a chat
+	// may have pending.
+	MaxTasks     int `yaml:"max_tasks"`
+	MaxReminders int `yaml:"max_reminders"`
 	// Summaries: rolling compaction and periodic summaries (summaries.go).
 	Summaries summariesConfig `yaml:"summaries"`
 	// Search: how memory search ranks (tools.go).
 	Search searchConfig `yaml:"search"`
+}
+
+// timeoutsConfig bounds model calls; a negative value turns a limit off.
+type timeoutsConfig struct {
+	Connect    duration `yaml:"connect"`     // dialling and TLS
+	FirstToken duration `yaml:"first_token"` // until the first token (streaming) or the answer's headers
+	Total      duration `yaml:"total"`       // the whole call
+}
+
+// modelList is the model key: one "provider/model", or a list of them (the first answers,
+// each next one takes over when the one before fails past its retries).
+type modelList []string
+
+// UnmarshalYAML accepts a single model or a list.
+func (m *modelList) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Value == "" {
+			*m = nil
+			return nil
+		}
+		*m = modelList{n.Value}
+		return nil
+	case yaml.SequenceNode:
+		var list []string
+		if err := n.Decode(&list); err != nil {
+			return valueError(n, "must be provider/model or a list of them")
+		}
+		*m = list
+		return nil
+	}
+	return valueError(n, "must be provider/model or a list of them")
 }
 
 // sharesConfig are the fractions of the prompt budget the optional layers may use.
@@ -65,6 +106,10 @@ func defaultSettings() agentSettings {
 		TaskRetries:     10,
 		TaskRetryDelay:  duration(10 * time.Second),
 		ToolRounds:      4,
+		Timeouts:        timeoutsConfig{Connect: duration(10 * time.Second), FirstToken: duration(2 * time.Minute), Total: duration(5 * time.Minute)},
+		RetryWindow:     duration(3 * time.Minute),
+		MaxTasks:        20,
+		MaxReminders:    50,
 		Summaries:       defaultSummaries(),
 		Search:          defaultSearch(),
 	}
@@ -117,6 +162,12 @@ func (s *agentSettings) validate(file, prefix string) error {
 	}
 	if s.TaskRetries < 1 || s.TaskRetries > 1000 {
 		return bad("task_retries", fmt.Sprintf("%d is not between 1 and 1000", s.TaskRetries))
+	}
+	if s.MaxTasks < 1 || s.MaxTasks > 1000 {
+		return bad("max_tasks", fmt.Sprintf("%d is not between 1 and 1000", s.MaxTasks))
+	}
+	if s.MaxReminders < 1 || s.MaxReminders > 10000 {
+		return bad("max_reminders", fmt.Sprintf("%d is not between 1 and 10000", s.MaxReminders))
 	}
 	if s.ToolRounds < 1 || s.ToolRounds > 32 {
 		return bad("tool_rounds", fmt.Sprintf("%d is not between 1 and 32", s.ToolRounds))

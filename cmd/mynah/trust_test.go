@@ -250,3 +250,49 @@ func TestTelegramUnreachableAtStart(t *testing.T) {
 		t.Errorf("serve with Telegram down past startup_timeout: exit %d\n%s", code, out)
 	}
 }
+
+// TestFallbackModel: with `model:` a list, a model that keeps failing hands the turn to
+// the next one, and the user gets the answer, not the apology (issue 10, item 10).
+func TestFallbackModel(t *testing.T) {
+	h := newHarness(t, harnessOptions{Model: "[openai/broken-model, openai/spare-model]", Front: "retry_window: 1s\n"})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		if r.Model == "broken-model" {
+			return llmtest.Reply{Status: 500, Message: "overloaded"}
+		}
+		return llmtest.Reply{Text: "answer from " + r.Model}
+	})
+	h.start()
+	h.emu.SendPrivate(alice, "hello?")
+	if got := h.waitSent(alice.ID, 1)[0].Text; got != "answer from spare-model" {
+		t.Errorf("reply = %q, want the spare model's answer", got)
+	}
+	if !h.waitLog("spare-model") {
+		t.Error("the move to the fallback model is not in the log")
+	}
+}
+
+// TestProviderOutageRecovers: during an outage longer than the provider retries, the turn
+// waits and is answered once the provider is back, within retry_window; no apology.
+func TestProviderOutageRecovers(t *testing.T) {
+	h := newHarness(t, harnessOptions{Front: "retry_window: 1m\n"})
+	var down atomic.Bool
+	down.Store(true)
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		if down.Load() {
+			return llmtest.Reply{Status: 503, Message: "down"}
+		}
+		return llmtest.Reply{Text: "back again"}
+	})
+	h.start()
+	h.emu.SendPrivate(alice, "are you there?")
+	if !h.waitLog("no model answered; the turn stays queued") {
+		t.Fatal("the turn was not kept queued during the outage")
+	}
+	if n := len(h.emu.Sent(alice.ID)); n != 0 {
+		t.Fatalf("%d messages sent during the outage, want none yet (no apology)", n)
+	}
+	down.Store(false)
+	if got := h.waitSent(alice.ID, 1)[0].Text; got != "back again" {
+		t.Errorf("reply after recovery = %q, want the answer", got)
+	}
+}

@@ -51,7 +51,7 @@ func TestRenderedRequestGolden(t *testing.T) {
 			case "gemini":
 				fake = llmtest.NewGemini(t)
 			}
-			model, err := newModel(providerConfig{Kind: kind, APIKey: "sk-test", BaseURL: fake.URL()}, 512, http.DefaultClient)
+			model, err := newAdapter(providerConfig{Kind: kind, APIKey: "sk-test", BaseURL: fake.URL()}, 512, http.DefaultClient)
 			if err != nil {
 				t.Fatal(err)
 			}
