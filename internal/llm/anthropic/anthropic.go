@@ -4,10 +4,7 @@ package anthropic
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -42,21 +39,13 @@ var _ llm.Model = (*Model)(nil)
 // the Model with llm.WithRetry) and, unlike anthropic.NewClient, no ANTHROPIC_*
 // environment variable or profile file is read: cfg is the whole configuration.
 func New(cfg Config) (*Model, error) {
-	if cfg.APIKey == "" {
-		return nil, errors.New("anthropic: Config.APIKey is required")
+	u, hc, err := llm.Endpoint(provider, cfg.APIKey, cfg.BaseURL, DefaultBaseURL, cfg.HTTPClient)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("anthropic: Config.BaseURL must be an absolute http(s) URL")
-	}
+	cfg.BaseURL = u.String()
 	if cfg.MaxTokens <= 0 {
 		cfg.MaxTokens = DefaultMaxTokens
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
 	}
 	// NewMessageService, unlike NewClient, does not read the environment.
 	svc := anthropic.NewMessageService(
@@ -98,12 +87,7 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 	stream := m.svc.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc accumulator
-	for stream.Next() {
-		if text := acc.add(stream.Current()); text != "" && onText != nil {
-			onText(text)
-		}
-	}
-	if err := stream.Err(); err != nil {
+	if err := llm.Drain(stream, acc.add, onText); err != nil {
 		return nil, m.translate(ctx, err)
 	}
 	// A complete stream gives its stop reason (message_delta) and ends (message_stop); a
@@ -112,12 +96,4 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 		return nil, llm.Malformed(provider, "the stream ended without a stop reason")
 	}
 	return acc.response(), nil
-}
-
-// scrub removes the API key from text that may echo request details.
-func (m *Model) scrub(s string) string {
-	if m.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, m.cfg.APIKey, "REDACTED")
 }

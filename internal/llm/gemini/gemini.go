@@ -4,10 +4,8 @@ package gemini
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"google.golang.org/genai"
@@ -39,19 +37,11 @@ var _ llm.Model = (*Model)(nil)
 // GOOGLE_GENAI_USE_VERTEXAI) is given explicitly, so cfg is the whole configuration.
 // genai does not retry unless asked to; wrap the Model with llm.WithRetry.
 func New(cfg Config) (*Model, error) {
-	if cfg.APIKey == "" {
-		return nil, errors.New("gemini: Config.APIKey is required")
+	u, base, err := llm.Endpoint(provider, cfg.APIKey, cfg.BaseURL, DefaultBaseURL, cfg.HTTPClient)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("gemini: Config.BaseURL must be an absolute http(s) URL")
-	}
-	base := cfg.HTTPClient
-	if base == nil {
-		base = http.DefaultClient
-	}
+	cfg.BaseURL = u.String()
 	hc := *base // a copy, so the caller's client keeps its own transport
 	next := hc.Transport
 	if next == nil {

@@ -167,6 +167,6 @@ func (m *Model) translate(ctx context.Context, err error) error {
 	if e.Message == "" {
 		e.Message = http.StatusText(e.Status)
 	}
-	e.Message = m.scrub(e.Message)
+	e.Message = llm.Scrub(e.Message, m.cfg.APIKey)
 	return e
 }

@@ -5,10 +5,7 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -44,20 +41,11 @@ var _ llm.Model = (*Model)(nil)
 // the Model with llm.WithRetry) and, unlike openai.NewClient, no OPENAI_* environment
 // variable is read: cfg is the whole configuration.
 func New(cfg Config) (*Model, error) {
-	if cfg.APIKey == "" {
-		return nil, errors.New("openai: Config.APIKey is required")
+	u, hc, err := llm.Endpoint(provider, cfg.APIKey, cfg.BaseURL, DefaultBaseURL, cfg.HTTPClient)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("openai: Config.BaseURL must be an absolute http(s) URL")
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	cfg.BaseURL = u.String()
 	// NewChatCompletionService, unlike NewClient, does not read the environment.
 	svc := openai.NewChatCompletionService(
 		option.WithBaseURL(cfg.BaseURL),
@@ -93,12 +81,7 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 	stream := m.svc.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc accumulator
-	for stream.Next() {
-		if text := acc.add(stream.Current()); text != "" && onText != nil {
-			onText(text)
-		}
-	}
-	if err := stream.Err(); err != nil {
+	if err := llm.Drain(stream, acc.add, onText); err != nil {
 		return nil, m.translate(ctx, err)
 	}
 	// Every complete stream ends its choice with a finish reason; a body without one is
@@ -107,12 +90,4 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 		return nil, llm.Malformed(provider, "the stream ended without a finish reason")
 	}
 	return acc.response(), nil
-}
-
-// scrub removes the API key from text that may echo request details.
-func (m *Model) scrub(s string) string {
-	if m.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, m.cfg.APIKey, "REDACTED")
 }
