@@ -482,6 +482,25 @@ func TestStreamingDrafts(t *testing.T) {
 	}
 }
 
+// TestBurstByDefaultCostsOneCall: with the defaults, five messages sent in a burst get
+// one answer from one model call (issue 15).
+func TestBurstByDefaultCostsOneCall(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "one answer"} })
+	h.start()
+	for i := 1; i <= 5; i++ {
+		h.emu.SendPrivate(alice, "part "+strconv.Itoa(i))
+	}
+	h.waitSent(alice.ID, 1)
+	h.stop()
+	if n := len(h.llm.Requests()); n != 1 {
+		t.Errorf("%d model calls for a burst of 5 with the defaults, want 1", n)
+	}
+	if n := len(h.emu.Sent(alice.ID)); n != 1 {
+		t.Errorf("%d replies to a burst of 5, want 1", n)
+	}
+}
+
 // TestBurstWithDebounceCostsOneCall: five messages typed in quick succession get one
 // answer, from one model call, when the agent debounces.
 func TestBurstWithDebounceCostsOneCall(t *testing.T) {

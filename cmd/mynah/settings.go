@@ -100,6 +100,10 @@ func defaultSettings() agentSettings {
 		HistoryWindow:   50,
 		Format:          "structured",
 		Stream:          true,
+		// A short settle window: messages typed or forwarded in a burst (Telegram delivers
+		// them tens of milliseconds apart) get one answer from one model call, and a lone
+		// message waits this long more, well under a model's own latency.
+		Debounce: duration(300 * time.Millisecond),
 		Session:         "never",
 		SessionIdle:     duration(4 * time.Hour),
 		SessionHour:     4,
