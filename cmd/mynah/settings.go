@@ -103,19 +103,19 @@ func defaultSettings() agentSettings {
 		// A short settle window: messages typed or forwarded in a burst (Telegram delivers
 		// them tens of milliseconds apart) get one answer from one model call, and a lone
 		// message waits this long more, well under a model's own latency.
-		Debounce: duration(300 * time.Millisecond),
-		Session:         "never",
-		SessionIdle:     duration(4 * time.Hour),
-		SessionHour:     4,
-		TaskRetries:     10,
-		TaskRetryDelay:  duration(10 * time.Second),
-		ToolRounds:      4,
-		Timeouts:        timeoutsConfig{Connect: duration(10 * time.Second), FirstToken: duration(2 * time.Minute), Total: duration(5 * time.Minute)},
-		RetryWindow:     duration(3 * time.Minute),
-		MaxTasks:        20,
-		MaxReminders:    50,
-		Summaries:       defaultSummaries(),
-		Search:          defaultSearch(),
+		Debounce:       duration(300 * time.Millisecond),
+		Session:        "never",
+		SessionIdle:    duration(4 * time.Hour),
+		SessionHour:    4,
+		TaskRetries:    10,
+		TaskRetryDelay: duration(10 * time.Second),
+		ToolRounds:     4,
+		Timeouts:       timeoutsConfig{Connect: duration(10 * time.Second), FirstToken: duration(2 * time.Minute), Total: duration(5 * time.Minute)},
+		RetryWindow:    duration(3 * time.Minute),
+		MaxTasks:       20,
+		MaxReminders:   50,
+		Summaries:      defaultSummaries(),
+		Search:         defaultSearch(),
 	}
 }
 
