@@ -77,7 +77,9 @@ func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOption
 		return a, err
 	}
 	if a.TelegramToken == "" && !opts.NoTokens && !opts.NoKeys {
-		return a, &configError{file, "telegram_token", "empty: set TELEGRAM_BOT_TOKEN (or the variable the file names) to the token @BotFather gave you"}
+		if err := opts.missingSecret(&configError{file, "telegram_token", "empty: set TELEGRAM_BOT_TOKEN (or the variable the file names) to the token @BotFather gave you"}); err != nil {
+			return a, err
+		}
 	}
 	if a.TelegramToken != "" && !opts.NoTokens && !opts.NoKeys && !tokenShape.MatchString(string(a.TelegramToken)) {
 		return a, &configError{file, "telegram_token", "does not look like a bot token (want <bot id>:<35 characters>, as @BotFather gives it)"}
@@ -123,7 +125,9 @@ func resolveModel(cfg *config, a *agentConfig, opts loadOptions) error {
 			return err
 		}
 		if k.missingKey(p) && !opts.NoKeys {
-			return &configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, k.KeyVar)}
+			if err := opts.missingSecret(&configError{a.File, "model", fmt.Sprintf("provider %q has no API key: set %s", provider, k.KeyVar)}); err != nil {
+				return err
+			}
 		}
 		if i == 0 {
 			a.Model, a.ProviderName, a.ModelID, a.Provider = name, provider, model, p

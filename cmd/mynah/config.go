@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -149,6 +150,19 @@ type loadOptions struct {
 	// NoKeys skips the checks of bot tokens and provider keys: pair works on the database
 	// only and must not need the secrets serve needs.
 	NoKeys bool
+	// missing, when set, collects the secrets that are not set instead of failing at the
+	// first, so that one run names them all (loadConfig sets it).
+	missing *[]error
+}
+
+// missingSecret reports err, a secret that is not set: collected when opts asks for it,
+// else returned.
+func (opts loadOptions) missingSecret(err error) error {
+	if opts.missing != nil {
+		*opts.missing = append(*opts.missing, err)
+		return nil
+	}
+	return err
 }
 
 // loadConfig reads and validates the configuration directory dir, with getenv resolving
@@ -222,7 +236,14 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		}
 		cfg.Providers[name] = p
 	}
+	var missing []error
+	if opts.missing == nil {
+		opts.missing = &missing
+	}
 	agents, err := loadAgents(cfg, fc.Defaults, opts)
+	if err == nil && len(missing) > 0 {
+		err = errors.Join(missing...)
+	}
 	if err != nil {
 		return nil, err
 	}

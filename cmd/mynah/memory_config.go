@@ -178,7 +178,9 @@ func embeddingsOf(cfg *config, a *agentConfig, opts loadOptions) (p providerConf
 			name, p.Kind, orList(kindNames(embeds)))}
 	}
 	if k.missingKey(p) && !opts.NoKeys {
-		return p, "", false, &configError{a.File, "embeddings", fmt.Sprintf("provider %q has no API key: set %s", name, k.KeyVar)}
+		if err := opts.missingSecret(&configError{a.File, "embeddings", fmt.Sprintf("provider %q has no API key: set %s", name, k.KeyVar)}); err != nil {
+			return p, "", false, err
+		}
 	}
 	return p, model, true, nil
 }

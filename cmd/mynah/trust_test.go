@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -294,5 +295,28 @@ func TestProviderOutageRecovers(t *testing.T) {
 	down.Store(false)
 	if got := h.waitSent(alice.ID, 1)[0].Text; got != "back again" {
 		t.Errorf("reply after recovery = %q, want the answer", got)
+	}
+}
+
+// TestCheckNamesEveryMissingSecret: check reports every secret that is not set at once,
+// not one per run (issue 15).
+func TestCheckNamesEveryMissingSecret(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	write(t, filepath.Join(h.dir, "agents", "Second.md"), "---\ntelegram_token: ${SECOND_BOT_TOKEN}\nmodel: anthropic/claude-test\n---\nHi.\n")
+	var env []string
+	for _, kv := range h.env {
+		if !strings.HasPrefix(kv, "TELEGRAM_BOT_TOKEN=") && !strings.HasPrefix(kv, "OPENAI_API_KEY=") && !strings.HasPrefix(kv, "OPENAI_BASE_URL=") && !strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") {
+			env = append(env, kv)
+		}
+	}
+	h.env = env
+	out, code := mynahCLI(t, h, "check", "--config", h.dir)
+	if code == 0 {
+		t.Fatalf("check without secrets passed:\n%s", out)
+	}
+	for _, want := range []string{"Mynah.md: telegram_token", "Second.md: telegram_token", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
 	}
 }
