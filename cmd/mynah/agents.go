@@ -12,6 +12,8 @@ import (
 var (
 	agentName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 	tokenShape = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]{35}$`)
+	// tokenVar finds the variable a front matter's telegram_token names.
+	tokenVar = regexp.MustCompile(`(?m)^telegram_token:\s*["']?\$\{(\w+)\}`)
 )
 
 // loadAgents reads every agents/<Name>.md of cfg.Dir, each over defaults.
@@ -77,7 +79,7 @@ func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOption
 		return a, err
 	}
 	if a.TelegramToken == "" && !opts.NoTokens && !opts.NoKeys {
-		if err := opts.missingSecret(&configError{file, "telegram_token", "empty: set TELEGRAM_BOT_TOKEN (or the variable the file names) to the token @BotFather gave you"}); err != nil {
+		if err := opts.missingSecret(&configError{file, "telegram_token", tokenHint(front)}); err != nil {
 			return a, err
 		}
 	}
@@ -107,6 +109,18 @@ func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOption
 		a.ProviderNotes = string(notes)
 	}
 	return a, nil
+}
+
+// tokenHint says why an agent has no bot token and what to do: set the variable its front
+// matter names, or name one.
+func tokenHint(front []byte) string {
+	if m := tokenVar.FindSubmatch(front); m != nil {
+		return "empty: set " + string(m[1]) + " to the token @BotFather gave you"
+	}
+	if !bytes.Contains(front, []byte("telegram_token")) {
+		return "not set: add telegram_token: ${TELEGRAM_BOT_TOKEN} to the front matter and set that variable to the token @BotFather gave you"
+	}
+	return "empty: set it to the token @BotFather gave you (as ${VARIABLE}, keeping the token out of the file)"
 }
 
 // resolveModel splits each "provider/model" of the model key and finds the provider's

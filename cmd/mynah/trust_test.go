@@ -314,9 +314,20 @@ func TestCheckNamesEveryMissingSecret(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("check without secrets passed:\n%s", out)
 	}
-	for _, want := range []string{"Mynah.md: telegram_token", "Second.md: telegram_token", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
+	for _, want := range []string{"Mynah.md: telegram_token: empty: set TELEGRAM_BOT_TOKEN", "Second.md: telegram_token: empty: set SECOND_BOT_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestAgentWithoutFrontMatter: an agent file without front matter is told to name its
+// token, not that TELEGRAM_BOT_TOKEN is empty when it is set (issue 15).
+func TestAgentWithoutFrontMatter(t *testing.T) {
+	h := newHarness(t, harnessOptions{YAML: "defaults:\n  model: openai/test-model\n"})
+	write(t, filepath.Join(h.dir, "agents", "Mynah.md"), "You are Mynah.\n")
+	out, code := mynahCLI(t, h, "check", "--config", h.dir)
+	if code == 0 || !strings.Contains(out, "Mynah.md: telegram_token: not set: add telegram_token: ${TELEGRAM_BOT_TOKEN}") {
+		t.Errorf("check of an agent without front matter: exit %d\n%s", code, out)
 	}
 }
