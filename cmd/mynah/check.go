@@ -10,13 +10,15 @@ import (
 
 func checkCommand() *cobra.Command {
 	var dir string
+	var online bool
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the configuration without connecting to anything",
 		Long: `check reads the configuration directory (mynah.yaml, agents/<Name>.md, prompts/) and
 the environment variables it references, validates every key, and prints each agent's
-model, roles and prompt budget. It connects to nothing: a wrong bot token or provider
-key that has the right shape passes here; mynah doctor tries them for real.
+model, roles and prompt budget. It connects to nothing, unless --online: then it also
+tries each bot token (getMe) and provider key (a one-token call) once; mynah doctor checks
+the whole installation.
 
 Needs: the bot token of every agent (TELEGRAM_BOT_TOKEN or what its front matter names)
 and the key of every provider an agent uses (OPENAI_API_KEY, ANTHROPIC_API_KEY,
@@ -34,9 +36,15 @@ A problem is reported with the file, the key and what is wrong; the exit code is
 				fmt.Fprintf(out, "agent %s: model %s (%s), roles %v, budget %d tokens, history cap %d\n",
 					a.Name, a.Model, cmp.Or(a.Provider.BaseURL, "default endpoint"), a.Roles, a.ContextTokens-a.ReplyTokens, a.HistoryMessages)
 			}
+			if online {
+				if failed := checkOnline(cmd.Context(), cfg, out); failed > 0 {
+					return fmt.Errorf("%d bot token(s) or provider key(s) did not work", failed)
+				}
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
+	cmd.Flags().BoolVar(&online, "online", false, "also try each bot token and provider key once")
 	return cmd
 }

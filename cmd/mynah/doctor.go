@@ -43,19 +43,13 @@ exits 1 when any line fails. It may run beside a serving mynah.`,
 // doctor runs every check and returns how many failed.
 func doctor(ctx context.Context, dir string, w io.Writer) int {
 	failed := 0
-	line := func(verdict, what, detail string) {
-		if verdict == "FAIL" {
+	line := func(v, what, detail string) {
+		if v == "FAIL" {
 			failed++
 		}
-		fmt.Fprintf(w, "%-4s  %-36s %s\n", verdict, what, detail)
+		fmt.Fprintf(w, "%-4s  %-36s %s\n", v, what, detail)
 	}
-	check := func(what string, err error, ok string) {
-		if err != nil {
-			line("FAIL", what, err.Error())
-			return
-		}
-		line("ok", what, ok)
-	}
+	check := func(what string, err error, ok string) { failed += verdict(w, what, err, ok) }
 	cfg, err := loadConfig(dir, os.Getenv, loadOptions{})
 	if err != nil {
 		line("FAIL", "configuration", err.Error())
@@ -67,25 +61,8 @@ func doctor(ctx context.Context, dir string, w io.Writer) int {
 		line("ok", "configuration", fmt.Sprintf("%s: %d agent(s), every secret set", filepath.Join(dir, "mynah.yaml"), len(cfg.Agents)))
 	}
 
+	failed += checkOnline(ctx, cfg, w)
 	hc := httpClient()
-	for _, a := range cfg.Agents {
-		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		bot, err := telegram.New(telegram.Config{Token: string(a.TelegramToken), APIURL: cfg.Telegram.APIURL, HTTPClient: hc})
-		if err == nil {
-			var me string
-			if u, e := bot.Me(ctx); e == nil {
-				me = "@" + u.Username
-			} else {
-				err = e
-			}
-			check("agent "+a.Name+": bot token", err, "valid ("+me+")")
-		} else {
-			check("agent "+a.Name+": bot token", err, "")
-		}
-		check("agent "+a.Name+": model "+a.Model, pingModel(ctx, a, hc), "the provider answered")
-		cancel()
-	}
-
 	check("data dir", writable(cfg.DataDir), cfg.DataDir+" is writable")
 	if free, err := freeBytes(cfg.DataDir); err != nil {
 		line("WARN", "disk space", err.Error())
@@ -135,6 +112,41 @@ func doctor(ctx context.Context, dir string, w io.Writer) int {
 		line(verdict, "agent "+a.Name+": pending", fmt.Sprintf("%d turn(s) to answer, %d message part(s) to deliver", len(turns), len(parts)))
 	}
 	return failed
+}
+
+// checkOnline tries each agent's bot token (getMe) and model (a one-token call), a line
+// each, and returns how many failed.
+func checkOnline(ctx context.Context, cfg *config, w io.Writer) int {
+	failed := 0
+	hc := httpClient()
+	for _, a := range cfg.Agents {
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		me, err := botName(ctx, cfg, a, hc)
+		failed += verdict(w, "agent "+a.Name+": bot token", err, "valid ("+me+")")
+		failed += verdict(w, "agent "+a.Name+": model "+a.Model, pingModel(ctx, a, hc), "the provider answered")
+		cancel()
+	}
+	return failed
+}
+
+// botName is the @username of a's bot, asked of Telegram.
+func botName(ctx context.Context, cfg *config, a agentConfig, hc *http.Client) (string, error) {
+	bot, err := telegram.New(telegram.Config{Token: string(a.TelegramToken), APIURL: cfg.Telegram.APIURL, HTTPClient: hc})
+	if err != nil {
+		return "", err
+	}
+	u, err := bot.Me(ctx)
+	return "@" + u.Username, err
+}
+
+// verdict writes one check's line, ok or FAIL, and returns 1 when it failed.
+func verdict(w io.Writer, what string, err error, ok string) int {
+	if err != nil {
+		fmt.Fprintf(w, "%-4s  %-36s %s\n", "FAIL", what, err.Error())
+		return 1
+	}
+	fmt.Fprintf(w, "%-4s  %-36s %s\n", "ok", what, ok)
+	return 0
 }
 
 // pingModel makes one one-token call to a's model, so a wrong key or model name shows.

@@ -331,3 +331,33 @@ func TestAgentWithoutFrontMatter(t *testing.T) {
 		t.Errorf("check of an agent without front matter: exit %d\n%s", code, out)
 	}
 }
+
+// TestCheckOnline: check --online tries each bot token and provider key once and fails
+// on a key the provider refuses.
+func TestCheckOnline(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Status: 401, Message: "invalid api key"} })
+	out, code := mynahCLI(t, h, "check", "--online", "--config", h.dir)
+	if code == 0 || !strings.Contains(out, "ok    agent Mynah: bot token") || !strings.Contains(out, "FAIL  agent Mynah: model openai/test-model") {
+		t.Errorf("check --online with a refused key: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out, "sk-test-openai") {
+		t.Errorf("check --online shows the key:\n%s", out)
+	}
+}
+
+// TestWrongProviderKey: a key the provider refuses gets the user a short, honest answer
+// (no "try again in a moment") and the operator a plain log line (issue 15).
+func TestWrongProviderKey(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Status: 401, Message: "Incorrect API key provided"} })
+	h.start()
+	h.emu.SendPrivate(alice, "hello")
+	got := h.waitSent(alice.ID, 1)[0].Text
+	if strings.Contains(got, "try again") || !strings.Contains(got, "isn't set up right") {
+		t.Errorf("the user was told %q", got)
+	}
+	if !h.waitLog("the model provider refused the API key") {
+		t.Error("the log does not say the key was refused")
+	}
+}

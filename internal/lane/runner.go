@@ -63,6 +63,9 @@ type Agent struct {
 	ModelID     string
 	ReplyTokens int
 	Apology     string // sent when the model finally fails
+	// SetupApology is sent instead when the provider refuses the API key (401, 403):
+	// waiting will not help, so it does not ask the user to try again.
+	SetupApology string
 	// Stream shows answers in private chats as drafts while they are written.
 	Stream bool
 	// Prompt builds each turn's prompt from the store and the layer sources.

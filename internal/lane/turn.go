@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,10 +92,19 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
 					return nil, retryLater{at: at, err: err}
 				}
 			}
-			r.log.Error("model call failed", "chat", t.Chat, "turn", t.ID, "round", round, "err", err)
+			apology := r.agent.Apology
+			if e, ok := errors.AsType[*llm.Error](err); ok && (e.Status == 401 || e.Status == 403) {
+				// Trying again cannot help: the operator must fix the key. Say so in the
+				// log plainly, and to the user honestly, without the details.
+				r.log.Error("the model provider refused the API key: fix the provider's key in the configuration (mynah check --online tries it)",
+					"chat", t.Chat, "turn", t.ID, "err", err)
+				apology = cmp.Or(r.agent.SetupApology, "Sorry, I can't answer at the moment: my connection to my language model isn't set up right. The person who runs me has been told.")
+			} else {
+				r.log.Error("model call failed", "chat", t.Chat, "turn", t.ID, "round", round, "err", err)
+			}
 			r.recordPrompt(ctx, *t, comp, total)
 			if len(p.steps) == 0 {
-				p.addText(r.agent.Apology)
+				p.addText(apology)
 			}
 			return p.steps, nil
 		}
