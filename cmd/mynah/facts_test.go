@@ -172,9 +172,15 @@ func TestMemoriesEndToEnd(t *testing.T) {
 		}
 	}
 
+	// In a group nothing told in private is shown: only a count and where to look.
 	group := telegramtest.Supergroup(-100700, "Bee club")
 	h.emu.SendGroup(group, alice, "/memories@mynah_bot")
-	page := h.waitSent(group.ID, 1)[0]
+	if got := h.waitSent(group.ID, 1)[0].Text; strings.Contains(got, "seeded fact") || strings.Contains(got, "bees on the roof") || !strings.Contains(got, "private") {
+		t.Errorf("/memories in a group showed private facts or no pointer to the private chat:\n%s", got)
+	}
+
+	h.emu.SendPrivate(alice, "/memories")
+	page := h.waitSent(alice.ID, 3)[2]
 	if !strings.Contains(page.Text, "What I remember about Alice (12)") || !strings.Contains(page.Text, "1. seeded fact 1\n") || !strings.Contains(page.Text, "Page 1 of 2") {
 		t.Errorf("/memories page 1:\n%s", page.Text)
 	}
@@ -185,7 +191,7 @@ func TestMemoriesEndToEnd(t *testing.T) {
 	next := buttons[0][0].CallbackData
 
 	// Bob's press is refused with a notice; the page stays.
-	if _, err := h.emu.PressButton(bob, group.ID, page.MessageID, next); err != nil {
+	if _, err := h.emu.PressButton(bob, alice.ID, page.MessageID, next); err != nil {
 		t.Fatal(err)
 	}
 	answers, err := h.emu.WaitCallbackAnswers(ctx, 1)
@@ -195,7 +201,7 @@ func TestMemoriesEndToEnd(t *testing.T) {
 	if answers[0].Text != "These are not your memories." {
 		t.Errorf("bob's press answered %q", answers[0].Text)
 	}
-	if _, err := h.emu.PressButton(alice, group.ID, page.MessageID, next); err != nil {
+	if _, err := h.emu.PressButton(alice, alice.ID, page.MessageID, next); err != nil {
 		t.Fatal(err)
 	}
 	edited := waitEdit(t, events, page.MessageID)
@@ -208,16 +214,16 @@ func TestMemoriesEndToEnd(t *testing.T) {
 	if _, err := h.emu.WaitCallbackAnswers(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.emu.Sent(group.ID)) != 1 {
-		t.Errorf("turning the page sent a new message: %d in the group", len(h.emu.Sent(group.ID)))
+	if n := len(h.emu.Sent(alice.ID)); n != 3 {
+		t.Errorf("turning the page sent a new message: %d in the private chat, want 3", n)
 	}
 
 	h.emu.SendPrivate(alice, "/forget 1")
-	if got := h.waitSent(alice.ID, 3)[2].Text; got != "Forgot: seeded fact 1" {
+	if got := h.waitSent(alice.ID, 4)[3].Text; got != "Forgot: seeded fact 1" {
 		t.Errorf("/forget 1: %q", got)
 	}
 	h.emu.SendPrivate(alice, "/forget all")
-	confirm := h.waitSent(alice.ID, 4)[3]
+	confirm := h.waitSent(alice.ID, 5)[4]
 	if b := confirm.Buttons(); !strings.Contains(confirm.Text, "Forget all 11 things") || len(b) != 1 || len(b[0]) != 2 || b[0][0].Text != "Forget all" {
 		t.Fatalf("/forget all: %q %+v", confirm.Text, confirm.Buttons())
 	}

@@ -103,14 +103,21 @@ func (in *Ingester) factsCommand(ctx context.Context, cmd string, msg *mynah.Mes
 		turn.Static = forgetUsage
 		return nil
 	}
-	list, total, err := in.facts.ListFacts(ctx, in.agent.Name, owner.ID, n-1, 1)
+	// The numbers are those /memories shows in this chat: in a group, of what the group
+	// may see, so a number can never reach (or echo) a fact told in private.
+	visible, hidden, err := in.visibleFacts(ctx, msg.Chat.ID, owner.ID)
 	if err != nil {
 		return err
 	}
-	if len(list) == 0 {
-		turn.Static = fmt.Sprintf("There is no memory number %d: I remember %s about you. /memories lists them.", n, plural(total, "thing"))
+	if n > len(visible) {
+		here := ""
+		if hidden > 0 {
+			here = " here"
+		}
+		turn.Static = fmt.Sprintf("There is no memory number %d: I remember %s about you%s. /memories lists them.", n, plural(len(visible), "thing"), here)
 		return nil
 	}
+	list := visible[n-1 : n]
 	// Keyed by the message, so a command Telegram delivers again after a crash does not
 	// forget the fact that has moved up into position n since.
 	once := fmt.Sprintf("forget:%d:%d", msg.Chat.ID, msg.ID)
@@ -133,17 +140,17 @@ func (in *Ingester) factsCommand(ctx context.Context, cmd string, msg *mynah.Mes
 // remembers about owner, for chat, with ◀ ▶ buttons when there is more than one page.
 // Each run of facts with the same scope is headed by where they are shown.
 func (in *Ingester) memoriesPage(ctx context.Context, chat mynah.ChatID, owner mynah.User, page int) (string, [][]mynah.Button, error) {
-	offset := (page - 1) * factsPerPage
-	list, total, err := in.facts.ListFacts(ctx, in.agent.Name, owner.ID, offset, factsPerPage)
+	all, hidden, err := in.visibleFacts(ctx, chat, owner.ID)
 	if err != nil {
 		return "", nil, err
 	}
+	total := len(all)
 	pages := max(1, (total+factsPerPage-1)/factsPerPage)
-	if page > pages {
-		page, offset = pages, (pages-1)*factsPerPage
-		if list, total, err = in.facts.ListFacts(ctx, in.agent.Name, owner.ID, offset, factsPerPage); err != nil {
-			return "", nil, err
-		}
+	page = min(page, pages)
+	offset := (page - 1) * factsPerPage
+	list := all[offset:min(offset+factsPerPage, total)]
+	if total == 0 && hidden > 0 {
+		return "What you told me in private stays there: send /memories to me in a private chat to see it.", nil, nil
 	}
 	if total == 0 {
 		return "I don't remember anything about you yet.", nil, nil
@@ -166,6 +173,13 @@ func (in *Ingester) memoriesPage(ctx context.Context, chat mynah.ChatID, owner m
 		}
 		fmt.Fprintf(&b, "%d\\. %s\n", offset+i+1, escapeMarkdown(text))
 	}
+	if hidden > 0 {
+		note := "1 more memory stays private: /memories in a private chat shows it."
+		if hidden > 1 {
+			note = fmt.Sprintf("%d more memories stay private: /memories in a private chat shows them.", hidden)
+		}
+		fmt.Fprintf(&b, "\n_%s_\n", escapeMarkdown(note))
+	}
 	if pages > 1 {
 		fmt.Fprintf(&b, "\nPage %d of %d. ", page, pages)
 	} else {
@@ -183,6 +197,26 @@ func (in *Ingester) memoriesPage(ctx context.Context, chat mynah.ChatID, owner m
 		return b.String(), nil, nil
 	}
 	return b.String(), [][]mynah.Button{row}, nil
+}
+
+// maxListedFacts bounds the facts /memories and /forget read at once (max_facts is far
+// below it).
+const maxListedFacts = 10000
+
+// visibleFacts lists owner's facts that may be shown in chat, in /memories order, and how
+// many others stay hidden there (told in private, or in another group).
+func (in *Ingester) visibleFacts(ctx context.Context, chat mynah.ChatID, owner mynah.UserID) ([]mynah.Fact, int, error) {
+	all, _, err := in.facts.ListFacts(ctx, in.agent.Name, owner, 0, maxListedFacts)
+	if err != nil {
+		return nil, 0, err
+	}
+	visible := all[:0]
+	for _, f := range all {
+		if f.VisibleIn(chat) {
+			visible = append(visible, f)
+		}
+	}
+	return visible, len(all) - len(visible), nil
 }
 
 // handleCallback stores a button press (the chat and the presser, deduplicated like any

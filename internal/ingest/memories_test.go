@@ -208,8 +208,8 @@ func TestMemoriesPages(t *testing.T) {
 		t.Errorf("inaccessible message: turn %+v, answer %q", turn, answer)
 	}
 
-	// Carol's own list has only her fact; no buttons for one page.
-	turn = r.command(t, private, carol, 11, "/memories")
+	// Carol's own list, in her private chat, has only her fact; no buttons for one page.
+	turn = r.command(t, mynah.Chat{ID: mynah.ChatID(carol.ID), Type: mynah.ChatPrivate}, carol, 11, "/memories")
 	if !strings.Contains(turn.Static, "carol's secret") || strings.Contains(turn.Static, "fact 1") || turn.Buttons != nil {
 		t.Errorf("carol's memories: %q\n%s", buttonData(t, turn.Buttons), turn.Static)
 	}
@@ -217,10 +217,19 @@ func TestMemoriesPages(t *testing.T) {
 
 func TestMemoriesInGroups(t *testing.T) {
 	r := newMemoriesRig(t, access.Policy{})
-	r.facts.add(alice.ID, "likes *bold* claims & <tags>")
+	r.facts.add(alice.ID, "told in private")
+	r.facts.nextID++
+	r.facts.facts = append(r.facts.facts, mynah.Fact{ID: r.facts.nextID, Agent: "Mynah", User: alice.ID, Text: "likes *bold* claims & <tags>", Chat: group.ID, Scope: mynah.FactChat})
 	turn := r.command(t, group, alice, 30, "/memories@mynah_bot")
 	if turn == nil || turn.ReplyTo != 30 || !strings.Contains(turn.Static, `likes \*bold\* claims \& \<tags\>`) {
 		t.Fatalf("/memories@mynah_bot in a group: %+v", turn)
+	}
+	// What alice said in private is not shown to the group, nor reachable by its number.
+	if strings.Contains(turn.Static, "told in private") || !strings.Contains(turn.Static, "1 more memory stays private") {
+		t.Errorf("/memories in a group shows or does not count the private fact:\n%s", turn.Static)
+	}
+	if turn := r.command(t, group, alice, 33, "/forget 2"); turn == nil || strings.Contains(turn.Static, "told in private") || len(r.facts.of(alice.ID)) != 2 {
+		t.Errorf("/forget 2 in the group reached the private fact: %+v", turn)
 	}
 	if turn := r.command(t, group, alice, 31, "/memories@other_bot"); turn != nil {
 		t.Errorf("/memories@other_bot queued %+v", turn)
@@ -244,12 +253,20 @@ func TestMemoriesShowScopes(t *testing.T) {
 		f.ID, f.Agent, f.User = r.facts.nextID, "Mynah", alice.ID
 		r.facts.facts = append(r.facts.facts, f)
 	}
-	turn := r.command(t, group, alice, 30, "/memories")
+	turn := r.command(t, private, alice, 30, "/memories")
 	want := "What I remember about Alice (5):\n" +
 		"\n_Private: shown only in our private chat_\n1\\. said in private\n2\\. also in private\n" +
-		"\n_From this group: shown here and in our private chat_\n3\\. said in the group\n" +
-		"\n_From a group: shown there and in our private chat_\n4\\. said in another group\n" +
+		"\n_From a group: shown there and in our private chat_\n3\\. said in the group\n4\\. said in another group\n" +
 		"\n_Shared: shown in every chat with you_\n5\\. asked to share\n"
+	if turn == nil || !strings.HasPrefix(turn.Static, want) {
+		t.Errorf("/memories in private:\n%s\nwant it to start with:\n%s", turn.Static, want)
+	}
+	// The group sees what was learned in it and what alice shared, and a count of the rest.
+	turn = r.command(t, group, alice, 31, "/memories")
+	want = "What I remember about Alice (2):\n" +
+		"\n_From this group: shown here and in our private chat_\n1\\. said in the group\n" +
+		"\n_Shared: shown in every chat with you_\n2\\. asked to share\n" +
+		"\n_3 more memories stay private: /memories in a private chat shows them\\._\n"
 	if turn == nil || !strings.HasPrefix(turn.Static, want) {
 		t.Errorf("/memories in the group:\n%s\nwant it to start with:\n%s", turn.Static, want)
 	}
