@@ -350,7 +350,9 @@ func TestCheckOnline(t *testing.T) {
 // (no "try again in a moment") and the operator a plain log line (issue 15).
 func TestWrongProviderKey(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
-	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Status: 401, Message: "Incorrect API key provided"} })
+	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply {
+		return llmtest.Reply{Status: 401, Message: "Incorrect API key provided"}
+	})
 	h.start()
 	h.emu.SendPrivate(alice, "hello")
 	got := h.waitSent(alice.ID, 1)[0].Text
