@@ -51,6 +51,7 @@ func Run(t *testing.T, b Backend) {
 			{"ConcurrentAccepts", testConcurrentAccepts},
 			{"InvalidIntakeChangesNothing", testInvalidIntake},
 			{"ResentMessageKeepsOneRow", testResentMessage},
+			{"ReplayedMessageQueuesOneTurn", testReplayedMessage},
 			{"Edit", testEdit},
 			{"EditOfUnknownMessage", testEditUnknown},
 			{"Reset", testReset},
