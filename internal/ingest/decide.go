@@ -149,11 +149,15 @@ func (noState) GroupApproval(_ context.Context, agent string, chat mynah.ChatID)
 	return mynah.GroupApproval{Agent: agent, Chat: mynah.Chat{ID: chat}}, nil
 }
 
-func (noState) GroupAdded(context.Context, string, mynah.Chat, mynah.User, time.Time) error { return nil }
+func (noState) GroupAdded(context.Context, string, mynah.Chat, mynah.User, time.Time) error {
+	return nil
+}
 
 func (noState) ApproveGroup(context.Context, string, mynah.ChatID, mynah.UserID, time.Time) (mynah.GroupApproval, error) {
 	return mynah.GroupApproval{}, errNoState
 }
 
 // NoticeGroup reports every group as new: the Ingester tells about it once per process.
-func (noState) NoticeGroup(context.Context, string, mynah.Chat, time.Time) (bool, error) { return true, nil }
+func (noState) NoticeGroup(context.Context, string, mynah.Chat, time.Time) (bool, error) {
+	return true, nil
+}
