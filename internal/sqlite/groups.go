@@ -110,23 +110,32 @@ func (db *DB) ListGroupApprovals(ctx context.Context, agent string) ([]mynah.Gro
 	if err != nil {
 		return nil, fail(ctx, err, "groups of %q", agent)
 	}
-	defer rows.Close()
-	var out []mynah.GroupApproval
-	for rows.Next() {
-		g, err := scanGroup(rows)
-		if err != nil {
-			return nil, fail(ctx, err, "groups of %q", agent)
-		}
-		out = append(out, g)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanAll(rows, scanGroup)
+	if err != nil {
 		return nil, fail(ctx, err, "groups of %q", agent)
 	}
 	return out, nil
 }
 
+// rowScanner is a row of a query: *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(...any) error }
+
+// scanAll reads every row of rows with scan and closes rows.
+func scanAll[T any](rows *sql.Rows, scan func(rowScanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // scanGroup reads one row of groupColumns.
-func scanGroup(row interface{ Scan(...any) error }) (mynah.GroupApproval, error) {
+func scanGroup(row rowScanner) (mynah.GroupApproval, error) {
 	var g mynah.GroupApproval
 	var chat, by, approvedBy int64
 	var added, approved, noticed sql.NullInt64
