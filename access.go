@@ -62,3 +62,41 @@ type ChatModes interface {
 	// SetChatMode stores m, replacing the chat's previous mode; a zero Updated means now.
 	SetChatMode(ctx context.Context, m ChatMode) error
 }
+
+// GroupApproval is what an agent knows about a group it may answer in only once the group
+// is approved (the default when no groups are configured): who added its bot there, when
+// the group was approved, and when the owner was told that it waits.
+type GroupApproval struct {
+	Agent    string
+	Chat     Chat      // the id, and the title as last recorded
+	AddedBy  User      // who last added the bot to the group (my_chat_member); zero when unknown
+	Added    time.Time // zero when unknown
+	Approved time.Time // zero while not approved
+	// ApprovedBy is the admin whose /activation approved the group; 0 when the operator
+	// approved it (`mynah pair approve-group`).
+	ApprovedBy UserID
+	// Noticed is when the owner was told that the group waits for approval; zero: not yet.
+	Noticed time.Time
+}
+
+// GroupApprovals persists who added an agent's bot to which group and which groups are
+// approved. Approvals are never withdrawn by mynah.
+type GroupApprovals interface {
+	// GroupApproval returns what is known about chat; a group never recorded has a zero
+	// record with Agent and Chat.ID filled in, not an error.
+	GroupApproval(ctx context.Context, agent string, chat ChatID) (GroupApproval, error)
+	// GroupAdded records that by added agent's bot to chat at when, replacing an earlier
+	// adder and keeping an approval. The chat's title is updated.
+	GroupAdded(ctx context.Context, agent string, chat Chat, by User, when time.Time) error
+	// ApproveGroup approves chat for agent at now; by is the approving admin (0: the
+	// operator). A group approved already keeps its first approval; a group never
+	// recorded is recorded. It returns the record as stored.
+	ApproveGroup(ctx context.Context, agent string, chat ChatID, by UserID, now time.Time) (GroupApproval, error)
+	// NoticeGroup records that the owner was told at now that chat waits for approval,
+	// recording the chat (and its title) if needed. It reports true only the first time
+	// for the chat, so the owner is told once however often it is called.
+	NoticeGroup(ctx context.Context, agent string, chat Chat, now time.Time) (first bool, err error)
+	// ListGroupApprovals returns agent's recorded groups, agent "" every agent's, ordered
+	// by agent and then by when they were first recorded.
+	ListGroupApprovals(ctx context.Context, agent string) ([]GroupApproval, error)
+}

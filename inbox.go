@@ -20,6 +20,9 @@ type Intake struct {
 type Inbox interface {
 	// Accept records updateID for agent as handled and applies in, all or nothing.
 	// It returns false and changes nothing when the update was accepted before.
+	// A message (not an edit) is stored once per (agent, chat, message id): when it is
+	// stored already, under another update id (a webhook replay), the stored one is kept
+	// and in.Reset and in.Turn are dropped, so a message queues at most one turn.
 	// An invalid intake (a reset or edit without a message, a message or turn without a
 	// chat, a message of another chat than in.Chat) is refused with an error and the update
 	// is not marked handled, so a corrected retry works. A zero in.Chat means the message's.

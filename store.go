@@ -22,8 +22,9 @@ type Store interface {
 	UsageLog  // usage.go: tokens spent per provider call
 	PromptLog // prompts.go: what each turn's prompt contained
 
-	Pairings  // access.go: pairing codes and the users they admitted
-	ChatModes // access.go: /stop and /activation per chat
+	Pairings       // access.go: pairing codes and the users they admitted
+	ChatModes      // access.go: /stop and /activation per chat
+	GroupApprovals // access.go: groups approved at runtime, and who added the bot
 
 	Facts         // facts.go: what the agent remembers about people
 	NoteIndex     // notes.go: the keyword index of markdown notes

@@ -24,7 +24,25 @@ type Update struct {
 	// Callback is the button press of a callback_query update, in Chat (then Message is
 	// nil); nil otherwise.
 	Callback *Callback
+	// Member is the change of the bot's own membership in Chat of a my_chat_member update
+	// (added to a group, removed, promoted); nil otherwise.
+	Member *MemberChange
 }
+
+// MemberChange is a change of the bot's membership in a chat, and who made it.
+type MemberChange struct {
+	By User // who added, removed or promoted the bot
+	// Old and New are the bot's statuses before and after, as Telegram names them:
+	// creator, administrator, member, restricted, left or kicked. A restricted bot that
+	// is not a member of the chat is reported as left.
+	Old, New string
+}
+
+// Joined reports whether the change brought the bot into the chat: it was left or kicked
+// and now is in it.
+func (c MemberChange) Joined() bool { return !inChat(c.Old) && inChat(c.New) }
+
+func inChat(status string) bool { return status != "" && status != "left" && status != "kicked" }
 
 // Callback is a press of an inline keyboard button under a message the agent sent; the
 // chat is the update's.
@@ -36,5 +54,10 @@ type Callback struct {
 	// Message is the agent's message carrying the button, in Update.Chat; 0 when Telegram
 	// no longer shows it to the bot (inline mode, or older than it can access).
 	Message MessageID
+	// ReplyTo is what the button's message replies to, as Telegram shows it: its sender
+	// is the person the agent answered with that message. Nil when the message replies to
+	// nothing or is not accessible. Unlike Data, which the presser's client sends and may
+	// forge, it comes from Telegram.
+	ReplyTo *ReplyRef
 	Data    string // the button's callback data, at most 64 bytes
 }

@@ -158,7 +158,7 @@ func TestPairing(t *testing.T) {
 }
 
 func TestAllowlistAndBlocklist(t *testing.T) {
-	h := newHarness(t, harnessOptions{Access: `{private: allowlist, allow: [1001, "@Bob_B"], block: ["@mallory"]}`})
+	h := newHarness(t, harnessOptions{Access: `{private: allowlist, allow: [1001, "@Bob_B"], block: ["@mallory"], groups: {allow: ["*"]}}`})
 	bobB := telegramtest.User{ID: 1002, FirstName: "Bob", Username: "bob_b"}
 	h.echo()
 	h.start()
@@ -315,7 +315,7 @@ func TestRateLimit(t *testing.T) {
 		h.waitSent(alice.ID, i+1)
 	}
 	h.emu.SendPrivate(alice, "four")
-	h.emu.SendPrivate(alice, "/help") // commands cost nothing and are not limited
+	h.emu.SendPrivate(alice, "/help") // commands cost no tokens: they have a budget of their own
 	h.waitSent(alice.ID, 4)
 	h.delivered()
 	h.stop()

@@ -29,7 +29,10 @@ type accessConfig struct {
 }
 
 type groupsConfig struct {
-	Allow    []string          `yaml:"allow"`     // chat ids; empty: every group
+	// Allow lists chat ids; ["*"] allows every group; empty allows the groups approved at
+	// runtime (the bot added by an approved user, an admin's /activation, pair
+	// approve-group).
+	Allow    []string          `yaml:"allow"`
 	Trigger  string            `yaml:"trigger"`   // mention (default), reply, name or always
 	PerGroup map[string]string `yaml:"per_group"` // chat id → trigger
 }
@@ -37,22 +40,27 @@ type groupsConfig struct {
 type rateLimitConfig struct {
 	Messages int      `yaml:"messages"` // 0 turns the limit off
 	Per      duration `yaml:"per"`      // e.g. 1h
+	Commands int      `yaml:"commands"` // commands and button presses per period; 0: messages
 }
 
 // accessEnv are the environment's overrides of every agent's access settings.
 type accessEnv struct {
-	Private string   `env:"MYNAH_ACCESS_PRIVATE"`
-	Allow   []string `env:"MYNAH_ACCESS_ALLOW" envSeparator:","`
+	Private     string   `env:"MYNAH_ACCESS_PRIVATE"`
+	Allow       []string `env:"MYNAH_ACCESS_ALLOW" envSeparator:","`
+	GroupsAllow []string `env:"MYNAH_ACCESS_GROUPS_ALLOW" envSeparator:","`
 }
 
 // apply overrides c with the environment's settings: MYNAH_ACCESS_ALLOW replaces the
-// allowlist.
+// allowlist, MYNAH_ACCESS_GROUPS_ALLOW the groups'.
 func (e accessEnv) apply(c *accessConfig) {
 	if e.Private != "" {
 		c.Private = e.Private
 	}
 	if e.Allow != nil {
 		c.Allow = e.Allow
+	}
+	if e.GroupsAllow != nil {
+		c.Groups.Allow = e.GroupsAllow
 	}
 }
 
@@ -65,6 +73,9 @@ func (e accessEnv) validate() error {
 	}
 	if _, err := access.ParseUsers(e.Allow); err != nil {
 		return fmt.Errorf("environment: MYNAH_ACCESS_ALLOW: %v", err)
+	}
+	if _, _, err := parseGroups(e.GroupsAllow); err != nil {
+		return fmt.Errorf("environment: MYNAH_ACCESS_GROUPS_ALLOW: %v", err)
 	}
 	return nil
 }
@@ -98,16 +109,11 @@ func accessPolicy(file, prefix string, c accessConfig) (access.Policy, error) {
 		}
 		p.Admins[mynah.UserID(id)] = true
 	}
-	for _, s := range c.Groups.Allow {
-		id, err := parseChatID(s)
-		if err != nil {
-			return p, bad("groups.allow", err)
-		}
-		if p.Groups == nil {
-			p.Groups = map[mynah.ChatID]bool{}
-		}
-		p.Groups[id] = true
+	var every bool
+	if p.Groups, every, err = parseGroups(c.Groups.Allow); err != nil {
+		return p, bad("groups.allow", err)
 	}
+	p.ApprovedGroups = !every && len(p.Groups) == 0
 	if c.Groups.Trigger != "" {
 		if p.Trigger, err = access.ParseTrigger(c.Groups.Trigger); err != nil {
 			return p, bad("groups.trigger", err)
@@ -134,9 +140,37 @@ func accessPolicy(file, prefix string, c accessConfig) (access.Policy, error) {
 		if time.Duration(r.Per) < time.Second {
 			return p, bad("rate_limit.per", fmt.Errorf("%q is not a duration of at least 1s, like 1h or 10m", r.Per))
 		}
-		p.Limit = access.RateLimit{Messages: r.Messages, Per: time.Duration(r.Per)}
+		if r.Commands < 0 {
+			return p, bad("rate_limit.commands", fmt.Errorf("%d is negative (0 allows as many as messages)", r.Commands))
+		}
+		p.Limit = access.RateLimit{Messages: r.Messages, Per: time.Duration(r.Per), Commands: r.Commands}
 	}
 	return p, nil
+}
+
+// everyGroup is the groups.allow entry that allows every group.
+const everyGroup = "*"
+
+// parseGroups reads groups.allow: the listed groups, or every group for ["*"].
+func parseGroups(refs []string) (groups map[mynah.ChatID]bool, every bool, err error) {
+	for _, s := range refs {
+		if strings.TrimSpace(s) == everyGroup {
+			every = true
+			continue
+		}
+		id, err := parseChatID(s)
+		if err != nil {
+			return nil, false, err
+		}
+		if groups == nil {
+			groups = map[mynah.ChatID]bool{}
+		}
+		groups[id] = true
+	}
+	if every && len(groups) > 0 {
+		return nil, false, fmt.Errorf(`"*" allows every group: list it alone, or list chat ids without it`)
+	}
+	return groups, every, nil
 }
 
 // parseChatID reads a group's chat id: a negative number, as Telegram numbers groups.

@@ -187,7 +187,7 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		return nil, fmt.Errorf("environment: %w", err)
 	}
 	var ae accessEnv
-	if err := env.ParseWithOptions(&ae, env.Options{Environment: environ(getenv, "MYNAH_ACCESS_PRIVATE", "MYNAH_ACCESS_ALLOW")}); err != nil {
+	if err := env.ParseWithOptions(&ae, env.Options{Environment: environ(getenv, "MYNAH_ACCESS_PRIVATE", "MYNAH_ACCESS_ALLOW", "MYNAH_ACCESS_GROUPS_ALLOW")}); err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
 	}
 	if err := ae.validate(); err != nil {

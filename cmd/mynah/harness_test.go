@@ -41,8 +41,9 @@ type harnessOptions struct {
 	Front    string // extra agent front matter
 	Model    string // the agent's model key; default <provider>/test-model
 	// Access is the agent's access front matter (a YAML flow mapping), e.g. "{}" for the
-	// defaults (private: pairing). Empty runs every agent with MYNAH_ACCESS_PRIVATE=open,
-	// so that tests about something else chat freely, whatever files they write.
+	// defaults (private: pairing, groups once approved). Empty runs every agent with
+	// MYNAH_ACCESS_PRIVATE=open and MYNAH_ACCESS_GROUPS_ALLOW=*, so that tests about
+	// something else chat freely, whatever files they write.
 	Access string
 }
 
@@ -83,7 +84,7 @@ You are {botname}, talking in {chatname}.
 		"GEMINI_API_KEY=test-gemini", "GOOGLE_GEMINI_BASE_URL="+h.llm.URL(),
 	)
 	if o.Access == "" {
-		h.env = append(h.env, "MYNAH_ACCESS_PRIVATE=open")
+		h.env = append(h.env, "MYNAH_ACCESS_PRIVATE=open", "MYNAH_ACCESS_GROUPS_ALLOW=*")
 	}
 	return h
 }
@@ -131,6 +132,7 @@ func (h *harness) start(args ...string) {
 		if h.proc != nil {
 			_ = h.proc.Process.Kill()
 			<-h.exited
+			h.proc = nil // the cleanup of an earlier start must not wait for it again
 		}
 		if h.t.Failed() {
 			h.t.Logf("mynah output:\n%s", h.logs.String())

@@ -22,17 +22,19 @@ func pairCommand() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "pair",
-		Short: "List and approve pairing codes of users who asked to talk to an agent",
+		Short: "List and approve pairing codes of users who asked to talk to an agent, and groups",
 		Long: `Under the pairing policy (access.private: pairing, the default) a user the agent does
 not know gets a one-time code in the private chat. Approve it here; the user's next
-message is answered. Works while serve runs.`,
+message is answered. Groups (access.groups.allow empty, the default) wait for approval
+the same way unless an approved user added the bot; approve-group approves one. Works
+while serve runs.`,
 	}
 	cmd.PersistentFlags().StringVarP(&dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
 
 	var agent string
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "Show pending codes and approved users",
+		Short: "Show pending codes, approved users and the groups that wait for approval",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			db, cfg, err := openPairings(cmd.Context(), dir)
@@ -48,7 +50,7 @@ message is answered. Works while serve runs.`,
 				return err
 			}
 			printPairings(cmd.OutOrStdout(), ps, time.Now())
-			return nil
+			return printGroups(cmd.Context(), cmd.OutOrStdout(), db, cfg, agent, dir)
 		},
 	}
 	list.Flags().StringVar(&agent, "agent", "", "only this agent's (default: every agent's)")
@@ -83,7 +85,7 @@ message is answered. Works while serve runs.`,
 		},
 	}
 	approve.Flags().StringVar(&welcome, "welcome", access.WelcomeNotice, `message sent to the user ("" sends none)`)
-	cmd.AddCommand(list, approve)
+	cmd.AddCommand(list, approve, approveGroupCmd(&dir))
 	return cmd
 }
 

@@ -63,8 +63,10 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	// The person at the terminal is the agent's owner here: no pairing, no allowlist.
+	// The person at the terminal is the agent's owner here: no pairing, no allowlist, no
+	// group approval.
 	agent.Policy.Private = access.Open
+	agent.Policy.ApprovedGroups = false
 	cfg.Agents = []agentConfig{agent}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 // TestTopicSessions: in a forum supergroup, /new in one topic starts a new conversation in
 // that topic only; the prompt of another topic still holds what was said there.
 func TestTopicSessions(t *testing.T) {
-	h := newHarness(t, harnessOptions{Access: "{private: open, groups: {trigger: always}}"})
+	h := newHarness(t, harnessOptions{Access: `{private: open, groups: {allow: ["*"], trigger: always}}`})
 	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "noted"} })
 	h.start()
 	forum := telegramtest.Forum(-100555, "Club")

@@ -85,32 +85,67 @@ func (s Signals) Match(t Trigger) bool {
 }
 
 // RateLimit is how many addressed messages a user may send per period; the zero value
-// means no limit.
+// means no limit. Commands have a budget of their own in the same period: they cost no
+// tokens, so they never use up a user's answers, but every one of them makes the bot
+// send, so they are counted too.
 type RateLimit struct {
 	Messages int
 	Per      time.Duration
+	// Commands is how many commands (and pairing replies, and button presses) a user may
+	// send per Per; 0 is as many as Messages.
+	Commands int
+}
+
+// commands is the command budget per period.
+func (r RateLimit) commands() int {
+	if r.Commands > 0 {
+		return r.Commands
+	}
+	return r.Messages
 }
 
 // Policy is an agent's access configuration. The zero value answers everybody in private
-// chats and in every group, on the Mention trigger, without limits, and knows no admins.
+// chats and in every group, on the Mention trigger, without limits, and knows no admins;
+// mynah's configuration defaults to pairing in private chats and approved groups.
 type Policy struct {
 	Private PrivatePolicy // "" is Open
 	Allow   Users         // private chats under Allowlist and Pairing
 	Block   Users         // never answered, never stored; wins over everything
 	Admins  map[mynah.UserID]bool
-	// Groups lists the groups the agent answers in; empty allows every group. Messages of
-	// other groups are stored and never answered.
-	Groups   map[mynah.ChatID]bool
-	Trigger  Trigger                  // groups' default trigger; "" is Mention
-	PerGroup map[mynah.ChatID]Trigger // per-group triggers over Trigger
-	Limit    RateLimit                // per user, addressed messages only; admins are exempt
+	// Groups lists the groups the agent answers in; empty allows every group, unless
+	// ApprovedGroups. Messages of other groups are stored and never answered.
+	Groups map[mynah.ChatID]bool
+	// ApprovedGroups, when Groups is empty, allows only the groups approved at runtime
+	// (Message.GroupApproved) instead of every group.
+	ApprovedGroups bool
+	Trigger        Trigger                  // groups' default trigger; "" is Mention
+	PerGroup       map[mynah.ChatID]Trigger // per-group triggers over Trigger
+	Limit          RateLimit                // per user, addressed messages and commands; admins are exempt
 }
 
 // IsAdmin reports whether user may use the admin commands.
 func (p Policy) IsAdmin(user mynah.UserID) bool { return p.Admins[user] }
 
-// GroupAllowed reports whether the agent answers in group chat.
-func (p Policy) GroupAllowed(chat mynah.ChatID) bool { return len(p.Groups) == 0 || p.Groups[chat] }
+// GroupAllowed reports whether the agent answers in group chat; approved says whether
+// the group was approved at runtime, which counts under ApprovedGroups only.
+func (p Policy) GroupAllowed(chat mynah.ChatID, approved bool) bool {
+	if len(p.Groups) > 0 {
+		return p.Groups[chat]
+	}
+	return !p.ApprovedGroups || approved
+}
+
+// NeedsGroupApproval reports whether deciding about a group message needs to know if the
+// group was approved at runtime: the store lookup is skipped when the config decides.
+func (p Policy) NeedsGroupApproval() bool { return len(p.Groups) == 0 && p.ApprovedGroups }
+
+// Approves reports whether user counts as approved by the owner: an admin, on the
+// allowlist, or approved through pairing (paired). Everybody may talk to an agent whose
+// private chats are open, but not everybody is approved: only approved users approve a
+// group by adding the agent's bot to it.
+func (p Policy) Approves(user mynah.User, paired bool) bool {
+	return !p.Block.Contains(user) && (p.IsAdmin(user.ID) || p.Allow.Contains(user) || paired)
+}
 
 // GroupTrigger is the trigger of group chat: the runtime mode's, else the per-group one,
 // else the default, else Mention.
@@ -155,6 +190,8 @@ type Message struct {
 	Signals Signals        // groups: how the message addressed the agent
 	Paired  bool           // private chats: the sender was approved through pairing
 	Mode    mynah.ChatMode // groups: the chat's runtime mode
+	// GroupApproved: the group was approved at runtime (see Policy.ApprovedGroups).
+	GroupApproved bool
 }
 
 // Action is what to do with a message.
@@ -193,7 +230,8 @@ type Decision struct {
 }
 
 // Decide applies p to m at now. limits holds the rate-limit state (nil: no limits); it is
-// only consulted, and only counts, when the message would otherwise reach the model.
+// only consulted, and only counts, when the message would otherwise reach the model (a
+// message) or make the bot reply without it (a command, a pairing code).
 //
 // The order of the rules: a blocked sender is ignored; admin commands are handled for
 // admins in any chat (so an admin can ask /status in a group that is not allowed yet, to
@@ -201,15 +239,60 @@ type Decision struct {
 // stopped stores everything, commands are handled, and a message that does not match the
 // group's trigger is stored; in private chats, a sender who may not talk to the agent gets
 // a pairing code under Pairing and is stored otherwise, and commands are handled; channel
-// posts are stored. What is left is addressed to the agent, and is answered unless the
-// sender, not an admin, is over the rate limit.
+// posts are stored. What is left is addressed to the agent, and is answered. A sender who
+// is not an admin and is over the rate limit (of messages, or of commands for commands
+// and pairing codes) gets one notice per burst instead, and is only stored after it.
 func Decide(p Policy, m Message, now time.Time, limits *Limiter) Decision {
+	d := decide(p, m)
+	if d.Action == Pair && m.Command == "" {
+		// Not counted: a stranger gets a code once an hour at most, and silence when they
+		// write again (only /start repeats the code).
+		return d
+	}
+	return limit(p, m.Sender.ID, d, now, limits)
+}
+
+// DecidePress applies p to a press of an inline button by user at now: a blocked user's
+// press is ignored; otherwise it is handled (Command), unless the user, not an admin, is
+// over the command budget of the rate limit, as for a command.
+func DecidePress(p Policy, user mynah.User, now time.Time, limits *Limiter) Decision {
+	if p.Block.Contains(user) {
+		return Decision{Action: Ignore, Reason: "sender is blocked"}
+	}
+	return limit(p, user.ID, Decision{Action: Command, Reason: "button press"}, now, limits)
+}
+
+// limit applies the rate limit to d, the decision about a message of user.
+func limit(p Policy, user mynah.UserID, d Decision, now time.Time, limits *Limiter) Decision {
+	if limits == nil || p.IsAdmin(user) {
+		return d
+	}
+	var ok, notify bool
+	var wait time.Duration
+	switch d.Action {
+	case Answer:
+		ok, notify, wait = limits.Take(user, now)
+	case Command, Pair:
+		ok, notify, wait = limits.TakeCommand(user, now)
+	default:
+		return d
+	}
+	switch {
+	case ok:
+		return d
+	case notify:
+		return Decision{Action: Notify, Reason: "over the rate limit, first time", Notice: limitNotice(wait)}
+	}
+	return Decision{Action: Store, Reason: "over the rate limit"}
+}
+
+// decide is Decide without the rate limit.
+func decide(p Policy, m Message) Decision {
 	if p.Block.Contains(m.Sender) {
 		return Decision{Action: Ignore, Reason: "sender is blocked"}
 	}
-	admin := p.IsAdmin(m.Sender.ID)
 	if AdminCommand(m.Command) {
-		if admin {
+		if p.IsAdmin(m.Sender.ID) {
 			return Decision{Action: Command, Reason: "admin command"}
 		}
 		return Decision{Action: Store, Reason: "admin command from a non-admin"}
@@ -217,7 +300,9 @@ func Decide(p Policy, m Message, now time.Time, limits *Limiter) Decision {
 	switch {
 	case m.Chat.IsGroup():
 		switch {
-		case !p.GroupAllowed(m.Chat.ID):
+		case !p.GroupAllowed(m.Chat.ID, m.GroupApproved) && p.NeedsGroupApproval():
+			return Decision{Action: Store, Reason: "group not approved"}
+		case !p.GroupAllowed(m.Chat.ID, m.GroupApproved):
 			return Decision{Action: Store, Reason: "group not on the allowlist"}
 		case m.Mode.Stopped:
 			return Decision{Action: Store, Reason: "stopped in this chat"}
@@ -238,17 +323,7 @@ func Decide(p Policy, m Message, now time.Time, limits *Limiter) Decision {
 	default:
 		return Decision{Action: Store, Reason: "not a private chat or group"}
 	}
-	if admin || limits == nil {
-		return Decision{Action: Answer, Reason: "addressed"}
-	}
-	ok, notify, wait := limits.Take(m.Sender.ID, now)
-	switch {
-	case ok:
-		return Decision{Action: Answer, Reason: "addressed"}
-	case notify:
-		return Decision{Action: Notify, Reason: "over the rate limit, first time", Notice: limitNotice(wait)}
-	}
-	return Decision{Action: Store, Reason: "over the rate limit"}
+	return Decision{Action: Answer, Reason: "addressed"}
 }
 
 // limitNotice tells a user over the rate limit when they will be answered again.

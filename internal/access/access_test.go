@@ -134,7 +134,7 @@ func TestRateLimit(t *testing.T) {
 		notice string
 	}{
 		{"first", Message{Chat: private(bob), Sender: bob}, 0, Answer, ""},
-		{"commands do not count", Message{Chat: private(bob), Sender: bob, Command: "help"}, 1, Command, ""},
+		{"commands have a budget of their own", Message{Chat: private(bob), Sender: bob, Command: "help"}, 1, Command, ""},
 		{"group chatter does not count", Message{Chat: group, Sender: bob}, 2, Store, ""},
 		{"second", Message{Chat: group, Sender: bob, Signals: Signals{Mention: true}}, 10, Answer, ""},
 		{"over: one notice", Message{Chat: private(bob), Sender: bob}, 20, Notify, "40 min"},
@@ -155,6 +155,111 @@ func TestRateLimit(t *testing.T) {
 	}
 	if NewLimiter(RateLimit{}) != nil {
 		t.Error("a zero rate limit should need no state")
+	}
+}
+
+// TestCommandBudget: commands, a stranger's repeated /start and button presses count
+// against a budget of their own (Messages when Commands is 0), with one notice per burst;
+// messages keep theirs, admins are exempt, and a stranger's plain messages are not
+// counted (the code is sent once an hour at most, then silence).
+func TestCommandBudget(t *testing.T) {
+	p := Policy{Private: Pairing, Allow: users(t, "1001"), Admins: map[mynah.UserID]bool{owner.ID: true},
+		Limit: RateLimit{Messages: 1, Per: time.Hour, Commands: 2}}
+	lim := NewLimiter(p.Limit)
+	at := func(min int) time.Time { return now.Add(time.Duration(min) * time.Minute) }
+	help := Message{Chat: private(alice), Sender: alice, Command: "help"}
+	start := Message{Chat: private(bob), Sender: bob, Command: "start"}
+	steps := []struct {
+		name string
+		m    Message
+		min  int
+		want Action
+	}{
+		{"command 1", help, 0, Command},
+		{"command 2", help, 1, Command},
+		{"command 3: one notice", help, 2, Notify},
+		{"command 4: silence", help, 3, Store},
+		{"a message is still answered", Message{Chat: private(alice), Sender: alice}, 4, Answer},
+		{"admins are exempt", Message{Chat: private(owner), Sender: owner, Command: "status"}, 5, Command},
+		{"stranger's message", Message{Chat: private(bob), Sender: bob}, 6, Pair},
+		{"stranger's message again", Message{Chat: private(bob), Sender: bob}, 7, Pair},
+		{"stranger's message once more", Message{Chat: private(bob), Sender: bob}, 8, Pair},
+		{"stranger's /start 1", start, 9, Pair},
+		{"stranger's /start 2", start, 10, Pair},
+		{"stranger's /start 3: one notice", start, 11, Notify},
+		{"stranger's /start 4: silence", start, 12, Store},
+		{"the window slides", help, 61, Command},
+	}
+	for _, s := range steps {
+		if got := Decide(p, s.m, at(s.min), lim); got.Action != s.want {
+			t.Errorf("%s: %v (%s), want %v", s.name, got.Action, got.Reason, s.want)
+		}
+	}
+	presses := []Action{Command, Notify, Store}
+	for i, want := range presses {
+		if got := DecidePress(p, alice, at(62+i), lim); got.Action != want {
+			t.Errorf("press %d: %v (%s), want %v", i+1, got.Action, got.Reason, want)
+		}
+	}
+	if got := DecidePress(Policy{Block: users(t, "1001")}, alice, now, nil); got.Action != Ignore {
+		t.Errorf("a blocked user's press: %v, want ignore", got.Action)
+	}
+	if got := DecidePress(p, owner, at(70), lim); got.Action != Command {
+		t.Errorf("an admin's press: %v, want command", got.Action)
+	}
+	if (RateLimit{Messages: 5}).commands() != 5 {
+		t.Error("Commands 0 should mean as many as Messages")
+	}
+}
+
+// TestGroupApproval: with ApprovedGroups and no list, a group is answered once approved;
+// a list is what it always was; the zero policy answers every group.
+func TestGroupApproval(t *testing.T) {
+	approving := Policy{ApprovedGroups: true, Admins: map[mynah.UserID]bool{owner.ID: true}}
+	listed := Policy{ApprovedGroups: true, Groups: map[mynah.ChatID]bool{group.ID: true}}
+	mentioned := Signals{Mention: true}
+	tests := []struct {
+		name string
+		p    Policy
+		m    Message
+		want Action
+	}{
+		{"not approved: stored", approving, Message{Chat: other, Sender: bob, Signals: mentioned}, Store},
+		{"not approved: commands stored", approving, Message{Chat: other, Sender: bob, Command: "help"}, Store},
+		{"not approved: admin /activation", approving, Message{Chat: other, Sender: owner, Command: "activation"}, Command},
+		{"not approved: admin /status", approving, Message{Chat: other, Sender: owner, Command: "status"}, Command},
+		{"approved: answered", approving, Message{Chat: other, Sender: bob, Signals: mentioned, GroupApproved: true}, Answer},
+		{"approved: chatter stored", approving, Message{Chat: other, Sender: bob, GroupApproved: true}, Store},
+		{"listed", listed, Message{Chat: group, Sender: bob, Signals: mentioned}, Answer},
+		{"a list ignores approvals", listed, Message{Chat: other, Sender: bob, Signals: mentioned, GroupApproved: true}, Store},
+		{"zero policy: every group", Policy{}, Message{Chat: other, Sender: bob, Signals: mentioned}, Answer},
+		{"private chats are not groups", approving, Message{Chat: private(bob), Sender: bob}, Answer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Decide(tt.p, tt.m, now, nil); got.Action != tt.want {
+				t.Errorf("Decide = %v (%s), want %v", got.Action, got.Reason, tt.want)
+			}
+		})
+	}
+	if !approving.NeedsGroupApproval() || listed.NeedsGroupApproval() || (Policy{}).NeedsGroupApproval() {
+		t.Error("NeedsGroupApproval: want true only for approval without a list")
+	}
+	p := Policy{Allow: users(t, "@alice_w"), Block: users(t, "666"), Admins: map[mynah.UserID]bool{owner.ID: true, mallory.ID: true}}
+	for _, c := range []struct {
+		user   mynah.User
+		paired bool
+		want   bool
+	}{
+		{owner, false, true}, {alice, false, true}, {bob, true, true}, {bob, false, false},
+		{mallory, true, false}, // blocked, even as an admin
+	} {
+		if got := p.Approves(c.user, c.paired); got != c.want {
+			t.Errorf("Approves(%s, paired %t) = %t, want %t", c.user.FirstName, c.paired, got, c.want)
+		}
+	}
+	if (Policy{Private: Open}).Approves(bob, false) {
+		t.Error("an open private policy approves everybody")
 	}
 }
 

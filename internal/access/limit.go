@@ -11,9 +11,11 @@ import (
 )
 
 // Limiter is the rate-limit state of one agent: per user, the times of the addressed
-// messages within the last period (a sliding window). It is safe for concurrent use and
-// lives in memory; it is derived state, so a restart rebuilds it with Restore from what the
-// store kept (the model turns queued within the last period) instead of persisting it.
+// messages and, apart from them, of the commands within the last period (sliding
+// windows). It is safe for concurrent use and lives in memory; it is derived state, so a
+// restart rebuilds the message windows with Restore from what the store kept (the model
+// turns queued within the last period) instead of persisting them. Command windows start
+// empty after a restart.
 type Limiter struct {
 	limit RateLimit
 
@@ -23,10 +25,16 @@ type Limiter struct {
 	lastSweep time.Time // or once a period
 }
 
+// window is one user's state: a bucket of messages and one of commands.
 type window struct {
-	hits     []time.Time // oldest first, within the period
-	noticed  bool        // the user was told about the limit since last allowed
-	lastSeen time.Time
+	messages, commands bucket
+	lastSeen           time.Time
+}
+
+// bucket is the hits of one kind within the period.
+type bucket struct {
+	hits    []time.Time // oldest first, within the period
+	noticed bool        // the user was told about the limit since last allowed
 }
 
 // NewLimiter returns the state for limit; nil when limit is the zero value (no limit),
@@ -46,6 +54,19 @@ func NewLimiter(limit RateLimit) *Limiter {
 func (l *Limiter) Take(user mynah.UserID, now time.Time) (ok, notify bool, wait time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.window(user, now).messages.take(l.limit.Messages, l.limit.Per, now)
+}
+
+// TakeCommand is Take for a command (or another reply that costs no model call: a
+// pairing code, a button press), counted against the command budget, apart from messages.
+func (l *Limiter) TakeCommand(user mynah.UserID, now time.Time) (ok, notify bool, wait time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.window(user, now).commands.take(l.limit.commands(), l.limit.Per, now)
+}
+
+// window returns user's state, seen at now. l.mu must be held.
+func (l *Limiter) window(user mynah.UserID, now time.Time) *window {
 	l.sweep(now)
 	w := l.users[user]
 	if w == nil {
@@ -53,19 +74,24 @@ func (l *Limiter) Take(user mynah.UserID, now time.Time) (ok, notify bool, wait 
 		l.users[user] = w
 	}
 	w.lastSeen = now
+	return w
+}
+
+// take counts a hit at now when fewer than limit fell within per before it; see Take.
+func (b *bucket) take(limit int, per time.Duration, now time.Time) (ok, notify bool, wait time.Duration) {
 	cut := 0
-	for cut < len(w.hits) && !w.hits[cut].After(now.Add(-l.limit.Per)) {
+	for cut < len(b.hits) && !b.hits[cut].After(now.Add(-per)) {
 		cut++
 	}
-	w.hits = w.hits[cut:]
-	if len(w.hits) < l.limit.Messages {
-		w.hits = append(w.hits, now)
-		w.noticed = false
+	b.hits = b.hits[cut:]
+	if len(b.hits) < limit {
+		b.hits = append(b.hits, now)
+		b.noticed = false
 		return true, false, 0
 	}
-	notify = !w.noticed
-	w.noticed = true
-	return false, notify, w.hits[0].Add(l.limit.Per).Sub(now)
+	notify = !b.noticed
+	b.noticed = true
+	return false, notify, b.hits[0].Add(per).Sub(now)
 }
 
 // Restore counts an addressed message of user that was let through at when, before a
@@ -85,10 +111,11 @@ func (l *Limiter) Restore(user mynah.UserID, when, now time.Time) {
 		w = &window{}
 		l.users[user] = w
 	}
-	i, _ := slices.BinarySearchFunc(w.hits, when, time.Time.Compare)
-	w.hits = slices.Insert(w.hits, i, when)
-	if over := len(w.hits) - l.limit.Messages; over > 0 {
-		w.hits = slices.Delete(w.hits, 0, over)
+	b := &w.messages
+	i, _ := slices.BinarySearchFunc(b.hits, when, time.Time.Compare)
+	b.hits = slices.Insert(b.hits, i, when)
+	if over := len(b.hits) - l.limit.Messages; over > 0 {
+		b.hits = slices.Delete(b.hits, 0, over)
 	}
 	if w.lastSeen.Before(when) {
 		w.lastSeen = when

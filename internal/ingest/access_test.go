@@ -12,17 +12,53 @@ import (
 	"github.com/mynah-ai/mynah/internal/access"
 )
 
-// fakeState keeps pairings and chat modes in memory, like the store.
+// fakeState keeps pairings, chat modes and group approvals in memory, like the store.
 type fakeState struct {
 	pending  map[mynah.UserID]mynah.Pairing
 	approved map[mynah.UserID]bool
 	modes    map[mynah.ChatID]mynah.ChatMode
+	groups   map[mynah.ChatID]mynah.GroupApproval
 	lookups  int
 	err      error
 }
 
 func newFakeState() *fakeState {
-	return &fakeState{pending: map[mynah.UserID]mynah.Pairing{}, approved: map[mynah.UserID]bool{}, modes: map[mynah.ChatID]mynah.ChatMode{}}
+	return &fakeState{pending: map[mynah.UserID]mynah.Pairing{}, approved: map[mynah.UserID]bool{},
+		modes: map[mynah.ChatID]mynah.ChatMode{}, groups: map[mynah.ChatID]mynah.GroupApproval{}}
+}
+
+func (f *fakeState) GroupApproval(_ context.Context, agent string, chat mynah.ChatID) (mynah.GroupApproval, error) {
+	g, ok := f.groups[chat]
+	if !ok {
+		g = mynah.GroupApproval{Agent: agent, Chat: mynah.Chat{ID: chat}}
+	}
+	return g, f.err
+}
+
+func (f *fakeState) GroupAdded(ctx context.Context, agent string, chat mynah.Chat, by mynah.User, when time.Time) error {
+	g, _ := f.GroupApproval(ctx, agent, chat.ID)
+	g.Chat.Title, g.AddedBy, g.Added = chat.Title, by, when
+	f.groups[chat.ID] = g
+	return f.err
+}
+
+func (f *fakeState) ApproveGroup(ctx context.Context, agent string, chat mynah.ChatID, by mynah.UserID, now time.Time) (mynah.GroupApproval, error) {
+	g, _ := f.GroupApproval(ctx, agent, chat)
+	if g.Approved.IsZero() {
+		g.Approved, g.ApprovedBy = now, by
+	}
+	f.groups[chat] = g
+	return g, f.err
+}
+
+func (f *fakeState) NoticeGroup(ctx context.Context, agent string, chat mynah.Chat, now time.Time) (bool, error) {
+	g, _ := f.GroupApproval(ctx, agent, chat.ID)
+	first := g.Noticed.IsZero()
+	if first {
+		g.Noticed = now
+	}
+	f.groups[chat.ID] = g
+	return first, f.err
 }
 
 func (f *fakeState) RequestPairing(_ context.Context, agent string, u mynah.User, code string, now time.Time, ttl time.Duration, maxPending int) (mynah.Pairing, bool, error) {

@@ -55,7 +55,7 @@ func (in *Ingester) command(ctx context.Context, am access.Message, msg *mynah.M
 		intake.Reset = true
 		return in.agent.Texts.Reset, nil
 	case "status":
-		return in.status(msg.Chat, am.Mode), nil
+		return in.status(am), nil
 	}
 	if !msg.Chat.IsGroup() {
 		return "/" + am.Command + " works in groups: it sets how I take part there.", nil
@@ -76,7 +76,11 @@ func (in *Ingester) command(ctx context.Context, am access.Message, msg *mynah.M
 		mode.Trigger, mode.Stopped = string(t), false
 		reply = "Activation: " + string(t) + ". " + triggerHelp[t]
 	}
-	if err := in.state.SetChatMode(ctx, mode); err != nil {
+	err := in.state.SetChatMode(ctx, mode)
+	if err == nil && am.Command == "activation" {
+		err = in.activateGroup(ctx, am)
+	}
+	if err != nil {
 		if errors.Is(err, errNoState) {
 			return "This setting can't be saved here.", nil
 		}
@@ -93,7 +97,8 @@ var triggerHelp = map[access.Trigger]string{
 }
 
 // status is the reply to /status: cheap facts an admin wants to see at a glance.
-func (in *Ingester) status(chat mynah.Chat, mode mynah.ChatMode) string {
+func (in *Ingester) status(am access.Message) string {
+	chat, mode := am.Chat, am.Mode
 	var b strings.Builder
 	up := in.now().Sub(in.started).Round(time.Second)
 	fmt.Fprintf(&b, "%s is running", in.agent.Name)
@@ -108,7 +113,12 @@ func (in *Ingester) status(chat mynah.Chat, mode mynah.ChatMode) string {
 	fmt.Fprintf(&b, "Private chats: %s.", private)
 	if chat.IsGroup() {
 		fmt.Fprintf(&b, "\nThis group: %d, trigger %s%s.", chat.ID, in.policy.GroupTrigger(chat.ID, mode), stoppedNote(mode))
-		if !in.policy.GroupAllowed(chat.ID) {
+		switch {
+		case in.policy.GroupAllowed(chat.ID, am.GroupApproved):
+		case in.policy.NeedsGroupApproval():
+			b.WriteString("\nIt is not approved: I store its messages and answer only admin commands. " +
+				"/activation approves it.")
+		default:
 			b.WriteString("\nIt is not on the group allowlist: I store its messages and answer only admin commands.")
 		}
 	}

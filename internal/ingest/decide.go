@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -38,6 +37,11 @@ func (in *Ingester) plan(ctx context.Context, intake *mynah.Intake, msg *mynah.M
 		if am.Mode, err = in.state.ChatMode(ctx, in.agent.Name, msg.Chat.ID); err != nil {
 			return err
 		}
+		if in.policy.NeedsGroupApproval() {
+			if am.GroupApproved, err = in.groupApproved(ctx, msg.Chat.ID); err != nil {
+				return err
+			}
+		}
 	case msg.Chat.Type == mynah.ChatPrivate && in.policy.NeedsPairingCheck(msg.Sender):
 		if am.Paired, err = in.isPaired(ctx, msg.Sender.ID); err != nil {
 			return err
@@ -50,6 +54,9 @@ func (in *Ingester) plan(ctx context.Context, intake *mynah.Intake, msg *mynah.M
 		*intake = mynah.Intake{}
 		return nil
 	case access.Store:
+		if msg.Chat.IsGroup() && in.policy.NeedsGroupApproval() && !am.GroupApproved {
+			return in.noticeGroup(ctx, msg.Chat, mynah.User{})
+		}
 		return nil
 	case access.Pair:
 		turn.Static, err = in.pair(ctx, msg.Sender, am.Command, now)
@@ -120,29 +127,8 @@ func (in *Ingester) isPaired(ctx context.Context, user mynah.UserID) (bool, erro
 	return ok, nil
 }
 
-// pairedCache is the set of users known to be paired.
-type pairedCache struct {
-	mu    sync.Mutex
-	users map[mynah.UserID]bool
-}
-
-func (c *pairedCache) has(u mynah.UserID) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.users[u]
-}
-
-func (c *pairedCache) add(u mynah.UserID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.users == nil {
-		c.users = map[mynah.UserID]bool{}
-	}
-	c.users[u] = true
-}
-
 // noState stands in for a missing AccessState: nobody is paired, every chat has its
-// configured mode, and nothing can be changed.
+// configured mode, no group is approved at runtime, and nothing can be changed.
 type noState struct{}
 
 var errNoState = errors.New("no access state configured")
@@ -158,3 +144,20 @@ func (noState) ChatMode(_ context.Context, agent string, chat mynah.ChatID) (myn
 }
 
 func (noState) SetChatMode(context.Context, mynah.ChatMode) error { return errNoState }
+
+func (noState) GroupApproval(_ context.Context, agent string, chat mynah.ChatID) (mynah.GroupApproval, error) {
+	return mynah.GroupApproval{Agent: agent, Chat: mynah.Chat{ID: chat}}, nil
+}
+
+func (noState) GroupAdded(context.Context, string, mynah.Chat, mynah.User, time.Time) error {
+	return nil
+}
+
+func (noState) ApproveGroup(context.Context, string, mynah.ChatID, mynah.UserID, time.Time) (mynah.GroupApproval, error) {
+	return mynah.GroupApproval{}, errNoState
+}
+
+// NoticeGroup reports every group as new: the Ingester tells about it once per process.
+func (noState) NoticeGroup(context.Context, string, mynah.Chat, time.Time) (bool, error) {
+	return true, nil
+}

@@ -32,11 +32,12 @@ const (
 var fuzzBot = mynah.User{ID: 6000000001, FirstName: "Mynah", Username: "mynah_bot", IsBot: true}
 
 // fuzzPolicies are the access policies FuzzIngest runs under, picked by the input's length:
-// open, pairing codes for strangers (the fixtures' user is an admin in the last), and a
-// rate limit. None blocks anybody, so every message is stored.
+// open, pairing codes for strangers and groups that wait for approval, and a rate limit
+// (the fixtures' user is an admin in the last). None blocks anybody, so every message is
+// stored.
 var fuzzPolicies = []access.Policy{
 	{},
-	{Private: access.Pairing},
+	{Private: access.Pairing, ApprovedGroups: true},
 	{Private: access.Open, Trigger: access.Always, Limit: access.RateLimit{Messages: 1, Per: time.Hour},
 		Admins: map[mynah.UserID]bool{5551234: true}},
 }

@@ -39,12 +39,17 @@ type Agent struct {
 }
 
 // AccessState is what the access policy needs from the store: pairing codes and approvals
-// (mynah.Pairings) and the chat modes admins set (mynah.ChatModes).
+// (mynah.Pairings), the chat modes admins set (mynah.ChatModes) and the groups approved at
+// runtime (mynah.GroupApprovals).
 type AccessState interface {
 	RequestPairing(ctx context.Context, agent string, user mynah.User, code string, now time.Time, ttl time.Duration, maxPending int) (mynah.Pairing, bool, error)
 	Approved(ctx context.Context, agent string, user mynah.UserID) (bool, error)
 	ChatMode(ctx context.Context, agent string, chat mynah.ChatID) (mynah.ChatMode, error)
 	SetChatMode(ctx context.Context, m mynah.ChatMode) error
+	GroupApproval(ctx context.Context, agent string, chat mynah.ChatID) (mynah.GroupApproval, error)
+	GroupAdded(ctx context.Context, agent string, chat mynah.Chat, by mynah.User, when time.Time) error
+	ApproveGroup(ctx context.Context, agent string, chat mynah.ChatID, by mynah.UserID, now time.Time) (mynah.GroupApproval, error)
+	NoticeGroup(ctx context.Context, agent string, chat mynah.Chat, now time.Time) (bool, error)
 }
 
 // Ingester handles the updates of one agent. It is safe for concurrent use.
@@ -60,9 +65,13 @@ type Ingester struct {
 	random  io.Reader
 	started time.Time
 	log     *slog.Logger
-	paired  *pairedCache
-	facts   FactStore
-	answer  func(ctx context.Context, callbackID, text string) error
+	// Users known to be paired, groups known to be approved, groups the owner was told
+	// about.
+	paired         syncSet[mynah.UserID]
+	approvedGroups syncSet[mynah.ChatID]
+	noticedGroups  syncSet[mynah.ChatID]
+	facts          FactStore
+	answer         func(ctx context.Context, callbackID, text string) error
 }
 
 // Options configure an Ingester. Zero values are usable: Now defaults to time.Now, Queued
@@ -73,8 +82,8 @@ type Options struct {
 	// Queued is called after a turn was durably queued for chat, to wake the runtime.
 	Queued func(mynah.ChatID)
 	// Policy decides whom the agent answers; State persists what it needs. Without State,
-	// nobody is paired, pairing codes cannot be issued (strangers are only stored) and
-	// /stop and /activation fail.
+	// nobody is paired, no group is approved at runtime, pairing codes cannot be issued
+	// (strangers are only stored) and /stop and /activation fail.
 	Policy access.Policy
 	State  AccessState
 	// Random is the source of pairing codes.
@@ -95,7 +104,7 @@ type Options struct {
 // New returns an Ingester for agent storing into inbox. It does no I/O.
 func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
 	in := &Ingester{agent: agent, inbox: inbox, now: opts.Now, queued: opts.Queued, policy: opts.Policy,
-		state: opts.State, random: opts.Random, started: opts.Started, log: opts.Logger, paired: &pairedCache{},
+		state: opts.State, random: opts.Random, started: opts.Started, log: opts.Logger,
 		facts: opts.Facts, answer: opts.Answer}
 	if in.answer == nil {
 		in.answer = func(context.Context, string, string) error { return nil }
@@ -129,13 +138,19 @@ func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
 // Handle stores u and, when the access policy lets the message through and it addresses
 // the agent or is a command, queues a turn, all in one transaction. A blocked sender's
 // message is not stored (the update is still recorded as handled). It returns nil for an
-// update that was handled before (redelivered after a restart): nothing happens twice. An
-// error means nothing was stored and the update must not be acknowledged. A button press
-// (u.Callback) is stored the same way, may queue an edit of the message it was under, and
-// is answered through Options.Answer once stored.
+// update that was handled before (redelivered after a restart, or a message replayed under
+// a new update id): nothing happens twice. An error means nothing was stored and the
+// update must not be acknowledged. A button press (u.Callback) is stored the same way, may
+// queue an edit of the message it was under, and is answered through Options.Answer once
+// stored. The bot being added to a group (u.Member) records who added it.
 func (in *Ingester) Handle(ctx context.Context, u mynah.Update) error {
 	if u.Callback != nil {
 		return in.handleCallback(ctx, u)
+	}
+	if u.Member != nil {
+		if err := in.memberChange(ctx, u.Chat, *u.Member); err != nil {
+			return fmt.Errorf("ingest: update %d: %w", u.ID, err)
+		}
 	}
 	intake := mynah.Intake{Chat: u.Chat, Users: u.Users}
 	if u.Message == nil {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/access"
 )
 
 // FactStore is what /memories and /forget need of the agent's facts (mynah.Facts).
@@ -259,8 +260,17 @@ func (in *Ingester) planCallback(ctx context.Context, u mynah.Update, intake *my
 		return notYourMemories, nil
 	case cb.Message == 0:
 		return staleButton, nil
+	}
+	switch answered, known := messageOwner(u.Chat, cb); {
+	case !known:
+		return staleButton, nil
+	case answered != cb.From.ID:
+		return notYourMemories, nil
 	case in.facts == nil:
 		return noFactStore, nil
+	}
+	if d := access.DecidePress(in.policy, cb.From, in.now(), in.limits); d.Action != access.Command {
+		return d.Notice, nil
 	}
 	turn := &mynah.Turn{Agent: in.agent.Name, Chat: u.Chat.ID, Target: cb.Message, Edit: cb.Message, Created: in.now()}
 	var answer string
@@ -295,6 +305,22 @@ func scopeHeading(f mynah.Fact, chat mynah.ChatID) string {
 		return "From a group: shown there and in our private chat"
 	}
 	return "Private: shown only in our private chat"
+}
+
+// messageOwner returns whom the message cb is under answered, which must be who pressed
+// it: the data names an owner too, but the presser's client sends the data and can forge
+// it, while what the message replies to comes from Telegram. In a private chat that is
+// the chat's user; in a group, the sender of the message it replies to. known is false
+// for a group message that replies to nothing (its command was deleted before the
+// answer went out).
+func messageOwner(chat mynah.Chat, cb *mynah.Callback) (owner mynah.UserID, known bool) {
+	switch {
+	case chat.Type == mynah.ChatPrivate:
+		return mynah.UserID(chat.ID), true
+	case cb.ReplyTo != nil && cb.ReplyTo.Sender.ID != 0:
+		return cb.ReplyTo.Sender.ID, true
+	}
+	return 0, false
 }
 
 // plural spells n things.

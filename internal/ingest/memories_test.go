@@ -91,10 +91,13 @@ type memoriesRig struct {
 	facts   *fakeFacts
 	answers []string
 	update  int64
+	// asked is who sent the last command in each chat: the agent's answer replies to
+	// them, and a press on it says so, as Telegram's callback queries do.
+	asked map[mynah.ChatID]mynah.User
 }
 
 func newMemoriesRig(t *testing.T, policy access.Policy) *memoriesRig {
-	r := &memoriesRig{inbox: &fakeInbox{}, facts: &fakeFacts{removed: map[string]mynah.Fact{}}}
+	r := &memoriesRig{inbox: &fakeInbox{}, facts: &fakeFacts{removed: map[string]mynah.Fact{}}, asked: map[mynah.ChatID]mynah.User{}}
 	r.in = New(Agent{Name: "Mynah", Bot: bot}, r.inbox, Options{
 		Now: func() time.Time { return now }, Policy: policy, Facts: r.facts,
 		Answer: func(_ context.Context, id, text string) error {
@@ -117,6 +120,7 @@ func (r *memoriesRig) command(t *testing.T, chat mynah.Chat, sender mynah.User, 
 	if err := r.in.Handle(t.Context(), mynah.Update{ID: r.update, Chat: chat, Message: msg, Users: []mynah.User{sender}}); err != nil {
 		t.Fatal(err)
 	}
+	r.asked[chat.ID] = sender
 	return r.inbox.intakes[len(r.inbox.intakes)-1].Turn
 }
 
@@ -124,9 +128,20 @@ func (r *memoriesRig) command(t *testing.T, chat mynah.Chat, sender mynah.User, 
 // turn (nil for none) and the answer.
 func (r *memoriesRig) press(t *testing.T, chat mynah.Chat, from mynah.User, id mynah.MessageID, data string) (*mynah.Turn, string) {
 	t.Helper()
+	cb := &mynah.Callback{ID: fmt.Sprint("q", r.update+1), From: from, Message: id, Data: data}
+	if asker, ok := r.asked[chat.ID]; ok && chat.IsGroup() {
+		cb.ReplyTo = &mynah.ReplyRef{Sender: asker}
+	}
+	return r.pressCallback(t, chat, cb)
+}
+
+// pressCallback delivers cb in chat as the next update and returns the queued turn (nil
+// for none) and the answer.
+func (r *memoriesRig) pressCallback(t *testing.T, chat mynah.Chat, cb *mynah.Callback) (*mynah.Turn, string) {
+	t.Helper()
 	r.update++
+	from, data := cb.From, cb.Data
 	n := len(r.answers)
-	cb := &mynah.Callback{ID: fmt.Sprint("q", r.update), From: from, Message: id, Data: data}
 	if err := r.in.Handle(t.Context(), mynah.Update{ID: r.update, Chat: chat, Users: []mynah.User{from}, Callback: cb}); err != nil {
 		t.Fatal(err)
 	}

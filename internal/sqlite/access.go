@@ -123,16 +123,8 @@ func (db *DB) ListPairings(ctx context.Context, agent string, now time.Time) ([]
 	if err != nil {
 		return nil, fail(ctx, err, "pairings of %q", agent)
 	}
-	defer rows.Close()
-	var out []mynah.Pairing
-	for rows.Next() {
-		p, err := scanPairing(rows)
-		if err != nil {
-			return nil, fail(ctx, err, "pairings of %q", agent)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanAll(rows, scanPairing)
+	if err != nil {
 		return nil, fail(ctx, err, "pairings of %q", agent)
 	}
 	return out, nil
@@ -166,7 +158,7 @@ func (db *DB) SetChatMode(ctx context.Context, m mynah.ChatMode) error {
 }
 
 // scanPairing reads one row of pairingColumns.
-func scanPairing(row interface{ Scan(...any) error }) (mynah.Pairing, error) {
+func scanPairing(row rowScanner) (mynah.Pairing, error) {
 	var p mynah.Pairing
 	var user int64
 	var created, expires, approved sql.NullInt64

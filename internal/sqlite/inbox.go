@@ -32,8 +32,10 @@ const (
 //   - The chat (in.Chat, or in.Message.Chat when in.Chat.ID is 0) and in.Users are
 //     upserted; the latest names win. Users with id 0 are skipped.
 //   - in.Message, unless Edit, is stored; when a message with its (agent, chat, id) is
-//     already stored (re-sent after a crash) that row is kept. A message's Chat.ID must be
-//     0 or the intake's chat; Agent is ignored in favour of agent.
+//     already stored (re-sent after a crash, or replayed under a new update id) that row
+//     is kept, and Reset and Turn are dropped: a message queues at most one turn. A
+//     message's Chat.ID must be 0 or the intake's chat; Agent is ignored in favour of
+//     agent.
 //   - With Edit, the stored message's text, entities and media are replaced and Edited is
 //     set (to the message's Edited, or now); an edit of an unknown message stores it.
 //   - Reset starts a new session of the message's chat and topic whose Start is
@@ -78,15 +80,19 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 				return err
 			}
 		}
+		fresh := true // the message, if any, is new: its reset and turn apply
 		if m := in.Message; m != nil {
 			if in.Edit {
 				err = db.editMessage(ctx, tx, agent, chat.ID, m)
 			} else {
-				_, err = db.storeMessage(ctx, tx, agent, chat.ID, m)
+				fresh, err = db.storeMessage(ctx, tx, agent, chat.ID, m)
 			}
 			if err != nil {
 				return err
 			}
+		}
+		if !fresh {
+			return nil
 		}
 		if in.Reset {
 			started := orNow(in.Message.Time, db.now)

@@ -159,6 +159,33 @@ func testResentMessage(t *testing.T, b Backend) {
 	}
 }
 
+// testReplayedMessage: a message replayed under a new update id (a webhook replay) is
+// accepted as an update but queues no second turn and no second reset; an edit of it is
+// not a new message either.
+func testReplayedMessage(t *testing.T, b Backend) {
+	s := b.Open(t)
+	msg := message(dm, 5, "/reset please")
+	accept(t, s, agentA, 1, mynah.Intake{Chat: dm, Message: msg, Reset: true, Turn: &mynah.Turn{Target: 5, Static: "Reset."}})
+	post(t, s, agentA, message(dm, 6, "later"))
+	accept(t, s, agentA, 2, mynah.Intake{Chat: dm, Message: msg, Reset: true, Turn: &mynah.Turn{Target: 5, Static: "Reset."}})
+	edit := *msg
+	edit.Text, edit.Edited = "/reset please!", at(50)
+	accept(t, s, agentA, 3, mynah.Intake{Chat: dm, Message: &edit, Edit: true})
+	if got := pendingTurns(t, s, agentA, 10); len(got) != 1 || got[0].Target != 5 {
+		t.Errorf("pending turns = %+v, want the first delivery's only", got)
+	}
+	if sess, err := s.Session(t.Context(), agentA, dm.ID, 0); err != nil || sess.Start != 5 {
+		t.Errorf("session = %+v, %v; want the one reset at 5", sess, err)
+	}
+	// A later reset stays in force when the earlier one is replayed.
+	reset := message(dm, 7, "/reset")
+	accept(t, s, agentA, 4, mynah.Intake{Chat: dm, Message: reset, Reset: true})
+	accept(t, s, agentA, 5, mynah.Intake{Chat: dm, Message: msg, Reset: true})
+	if sess, err := s.Session(t.Context(), agentA, dm.ID, 0); err != nil || sess.Start != 7 {
+		t.Errorf("session after a replayed older reset = %+v, %v; want the reset at 7", sess, err)
+	}
+}
+
 // testEdit: an edit replaces what the message says and keeps its place in history.
 func testEdit(t *testing.T, b Backend) {
 	s := b.Open(t)

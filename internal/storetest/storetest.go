@@ -51,6 +51,7 @@ func Run(t *testing.T, b Backend) {
 			{"ConcurrentAccepts", testConcurrentAccepts},
 			{"InvalidIntakeChangesNothing", testInvalidIntake},
 			{"ResentMessageKeepsOneRow", testResentMessage},
+			{"ReplayedMessageQueuesOneTurn", testReplayedMessage},
 			{"Edit", testEdit},
 			{"EditOfUnknownMessage", testEditUnknown},
 			{"Reset", testReset},
@@ -99,7 +100,7 @@ func Run(t *testing.T, b Backend) {
 			{"PromptComposition", testPromptComposition},
 			{"PromptAgentsIsolated", testPromptAgentsIsolated},
 		}},
-		{"Access", []test{ // Pairings and ChatModes
+		{"Access", []test{ // Pairings, ChatModes and GroupApprovals
 			{"PairingSameUserSameCode", testPairingSameUser},
 			{"PairingAtMostPending", testPairingAtMostPending},
 			{"PairingExpires", testPairingExpires},
@@ -109,6 +110,11 @@ func Run(t *testing.T, b Backend) {
 			{"PairingAgentsIsolated", testPairingAgentsIsolated},
 			{"ChatModes", testChatModes},
 			{"AccessSurvivesReopen", testAccessSurvivesReopen},
+			{"GroupUnknown", testGroupUnknown},
+			{"GroupAdded", testGroupAdded},
+			{"GroupApproveUnknown", testGroupApproveUnknown},
+			{"GroupNoticedOnce", testGroupNoticedOnce},
+			{"GroupList", testGroupList},
 		}},
 		{"Facts", []test{
 			{"FactRoundTrip", testFactRoundTrip},

@@ -14,6 +14,9 @@ func callback(q *telego.CallbackQuery) *mynah.Callback {
 	c := &mynah.Callback{ID: q.ID, From: user(&q.From), Data: q.Data}
 	if q.Message != nil && q.Message.IsAccessible() {
 		c.Message = mynah.MessageID(q.Message.GetMessageID())
+		if m := q.Message.Message(); m != nil {
+			c.ReplyTo = replyRef(m)
+		}
 	}
 	return c
 }

@@ -53,6 +53,8 @@ func Normalize(u telego.Update) mynah.Update {
 		}
 	case u.MyChatMember != nil:
 		out.Chat, us = chat(u.MyChatMember.Chat), append(us, user(&u.MyChatMember.From))
+		out.Member = &mynah.MemberChange{By: user(&u.MyChatMember.From),
+			Old: memberStatus(u.MyChatMember.OldChatMember), New: memberStatus(u.MyChatMember.NewChatMember)}
 	case u.ChatMember != nil:
 		out.Chat, us = chat(u.ChatMember.Chat), append(us, user(&u.ChatMember.From))
 	case u.ChatJoinRequest != nil:
@@ -69,6 +71,18 @@ func Normalize(u telego.Update) mynah.Update {
 	}
 	out.Users = dedupe(us)
 	return out
+}
+
+// memberStatus is m's status as Telegram names it, "left" for a restricted user who is
+// not a member, and "" when Telegram sent none that telego knows.
+func memberStatus(m telego.ChatMember) string {
+	if m == nil || reflect.ValueOf(m).IsNil() {
+		return ""
+	}
+	if s := m.MemberStatus(); s != telego.MemberStatusRestricted || m.MemberIsMember() {
+		return s
+	}
+	return telego.MemberStatusLeft
 }
 
 // decodeUpdate decodes one update of getUpdates or a webhook and normalises it. When the

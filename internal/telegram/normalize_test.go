@@ -104,6 +104,12 @@ func TestNormalize(t *testing.T) {
 		{"callback_query", mynah.Update{ID: 730020, Kind: "callback_query", Chat: annaChat,
 			Users:    []mynah.User{anna},
 			Callback: &mynah.Callback{ID: "4382bfdwdsb323b2d9", From: anna, Message: 26, Data: "seed_a"}}},
+		{"callback_reply", mynah.Update{ID: 730023, Kind: "callback_query", Chat: birdClub,
+			Users: []mynah.User{anna},
+			Callback: &mynah.Callback{ID: "4382bfdwdsb323b2e0", From: anna, Message: 2081, Data: "m:p:5551234:2",
+				ReplyTo: &mynah.ReplyRef{ID: 2080, Sender: anna, Text: "/memories"}}}},
+		{"my_chat_member", mynah.Update{ID: 730022, Kind: "my_chat_member", Chat: birdClub, Users: []mynah.User{anna},
+			Member: &mynah.MemberChange{By: anna, Old: "left", New: "member"}}},
 		{"unknown_kind", mynah.Update{ID: 730015, Kind: "unknown"}},
 		// Content newer than telego is kept as placeholders rather than an empty message.
 		{"unknown_field", mynah.Update{ID: 730016, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
@@ -143,6 +149,31 @@ func TestNormalizeTelegoOnly(t *testing.T) {
 		Message: &mynah.Message{Chat: annaChat, ID: 23, Sender: anna, Time: at(1763684080)}}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("Normalize (-got +want):\n%s", diff)
+	}
+}
+
+// TestMemberStatus: the bot's statuses as my_chat_member reports them, and whether the
+// change brought it into the chat.
+func TestMemberStatus(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		joined   bool
+	}{
+		{`{"status":"left","user":{"id":1,"is_bot":true,"first_name":"B"}}`, `{"status":"member","user":{"id":1,"is_bot":true,"first_name":"B"}}`, true},
+		{`{"status":"kicked","user":{"id":1,"is_bot":true,"first_name":"B"},"until_date":0}`, `{"status":"administrator","user":{"id":1,"is_bot":true,"first_name":"B"},"can_be_edited":false,"is_anonymous":false,"can_manage_chat":true,"can_delete_messages":false,"can_manage_video_chats":false,"can_restrict_members":false,"can_promote_members":false,"can_change_info":false,"can_invite_users":false,"can_post_stories":false,"can_edit_stories":false,"can_delete_stories":false}`, true},
+		{`{"status":"member","user":{"id":1,"is_bot":true,"first_name":"B"}}`, `{"status":"left","user":{"id":1,"is_bot":true,"first_name":"B"}}`, false},
+		{`{"status":"member","user":{"id":1,"is_bot":true,"first_name":"B"}}`, `{"status":"administrator","user":{"id":1,"is_bot":true,"first_name":"B"},"can_be_edited":false,"is_anonymous":false,"can_manage_chat":true,"can_delete_messages":false,"can_manage_video_chats":false,"can_restrict_members":false,"can_promote_members":false,"can_change_info":false,"can_invite_users":false,"can_post_stories":false,"can_edit_stories":false,"can_delete_stories":false}`, false},
+		{`{"status":"left","user":{"id":1,"is_bot":true,"first_name":"B"}}`, `{"status":"restricted","user":{"id":1,"is_bot":true,"first_name":"B"},"is_member":false,"can_send_messages":false,"can_send_audios":false,"can_send_documents":false,"can_send_photos":false,"can_send_videos":false,"can_send_video_notes":false,"can_send_voice_notes":false,"can_send_polls":false,"can_send_other_messages":false,"can_add_web_page_previews":false,"can_change_info":false,"can_invite_users":false,"can_pin_messages":false,"can_manage_topics":false,"until_date":0}`, false},
+	} {
+		raw := `{"update_id":1,"my_chat_member":{"chat":{"id":-5,"type":"group","title":"G"},"from":{"id":2,"is_bot":false,"first_name":"A"},"date":1,` +
+			`"old_chat_member":` + c.old + `,"new_chat_member":` + c.new + `}}`
+		u, err := decodeUpdate([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Member == nil || u.Member.Joined() != c.joined || u.Member.By.ID != 2 {
+			t.Errorf("%s → %s: %+v, want joined %t", c.old, c.new, u.Member, c.joined)
+		}
 	}
 }
 
