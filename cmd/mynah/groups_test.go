@@ -164,9 +164,8 @@ func TestForgedPressRefused(t *testing.T) {
 	mustCLI(t, h, "memory", "add", "--config", h.dir, "--user", "1002", "Bob likes chess")
 	h.echo()
 	h.start()
-	group := telegramtest.Supergroup(-100421, "Club")
-	h.emu.SendGroup(group, alice, "/memories@mynah_bot")
-	page := h.waitSent(group.ID, 1)[0]
+	h.emu.SendPrivate(alice, "/memories")
+	page := h.waitSent(alice.ID, 1)[0]
 	if !strings.Contains(page.Text, "4711") {
 		t.Fatalf("alice's /memories: %q", page.Text)
 	}
@@ -184,7 +183,7 @@ func TestForgedPressRefused(t *testing.T) {
 		t.Errorf("the forged press was answered %q", got)
 	}
 	h.stop()
-	if s := h.emu.Sent(group.ID); len(s) != 1 || len(s[0].Edits) != 0 || !strings.Contains(s[0].Text, "4711") {
+	if s := h.emu.Sent(alice.ID); len(s) != 1 || len(s[0].Edits) != 0 || !strings.Contains(s[0].Text, "4711") {
 		t.Errorf("alice's /memories message after bob's forged press: %+v", s)
 	}
 }
