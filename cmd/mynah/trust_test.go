@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
@@ -361,5 +363,53 @@ func TestWrongProviderKey(t *testing.T) {
 	}
 	if !h.waitLog("the model provider refused the API key") {
 		t.Error("the log does not say the key was refused")
+	}
+}
+
+// TestPlanIsBounded: one model response with 200 send_message calls sends max_tasks
+// messages, not 200 (issue 10, item 16).
+func TestPlanIsBounded(t *testing.T) {
+	h := newHarness(t, harnessOptions{Front: "max_tasks: 5\n"})
+	var calls []llm.ToolCall
+	for i := range 200 {
+		calls = append(calls, toolCall(fmt.Sprintf("c%d", i), "send_message", fmt.Sprintf(`{"text":"spam %d"}`, i)))
+	}
+	h.llm.Push(llmtest.Reply{ToolCalls: calls}, llmtest.Reply{Text: "done"})
+	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "done"} })
+	h.start()
+	h.emu.SendPrivate(alice, "flood the chat")
+	h.waitSent(alice.ID, 5)
+	h.stop()
+	if n := len(h.emu.Sent(alice.ID)); n > 6 {
+		t.Errorf("%d messages sent for one answer with max_tasks 5", n)
+	}
+	if reqs := h.llm.Requests(); len(reqs) > 1 && !strings.Contains(toolResults(reqs[1]), "error") {
+		t.Errorf("the refused calls were not reported to the model: %q", toolResults(reqs[1]))
+	}
+}
+
+// TestMalformedStreamIsAnError: a 200 answer that is not a stream (a proxy's HTML page)
+// is a provider failure, retried, not an empty answer (issue 10, item 11).
+func TestMalformedStreamIsAnError(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.llm.Push(llmtest.Reply{Raw: "<html><body>502 Bad Gateway</body></html>", RawType: "text/html"})
+	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "the real answer"} })
+	h.start()
+	h.emu.SendPrivate(alice, "hello")
+	if got := h.waitSent(alice.ID, 1)[0].Text; got != "the real answer" {
+		t.Errorf("reply = %q, want the answer after the broken one was retried", got)
+	}
+}
+
+// TestModelCallDeadline: a provider that never answers is cut off by
+// timeouts.first_token and the call retried, instead of hanging the chat (item 9).
+func TestModelCallDeadline(t *testing.T) {
+	h := newHarness(t, harnessOptions{Front: "timeouts: {first_token: 500ms, total: 2s}\n"})
+	h.llm.Push(llmtest.Reply{Text: "too late", Delay: time.Minute})
+	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "in time"} })
+	h.start()
+	h.emu.SendPrivate(alice, "hello")
+	if got := h.waitSent(alice.ID, 1)[0].Text; got != "in time" {
+		t.Errorf("reply = %q, want the retried call's answer", got)
 	}
 }
