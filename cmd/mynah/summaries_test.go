@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
 )
@@ -85,5 +86,55 @@ func TestRollingSummary(t *testing.T) {
 	}
 	if stored != 34 { // 30 of Bob's, two questions, two answers
 		t.Errorf("%d messages stored, want all 34", stored)
+	}
+}
+
+// TestFlushFollowsTheRememberRule: the memory flush before a compaction cannot file a
+// fact under a member who did not say it (issue 10, item 4): the same rule as remember.
+func TestFlushFollowsTheRememberRule(t *testing.T) {
+	h := newHarness(t, harnessOptions{Front: "context_tokens: 1500\nreply_tokens: 200\n" +
+		"summaries: {min_messages: 5, check_every: 20ms, week_every: 0s, month_every: 0s}\n"})
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		switch {
+		case slices.Contains(r.Tools, "remember") && strings.Contains(r.System, "scroll out"):
+			if toolResults(r) == "" {
+				return llmtest.Reply{ToolCalls: []llm.ToolCall{toolCall("f1", "remember", `{"user_id": 1001, "fact": "Alice owes Bob 500 euros"}`)}}
+			}
+			return llmtest.Reply{Text: "done"}
+		case strings.Contains(r.System, "running summary"):
+			return llmtest.Reply{Text: "Bob talked about herons."}
+		}
+		return llmtest.Reply{Text: "answer"}
+	})
+	h.start()
+	group := telegramtest.Supergroup(-100322, "Herons")
+	for i := 1; i <= 30; i++ {
+		h.emu.SendGroup(group, bob, fmt.Sprintf("Message %d about herons: %s", i, strings.Repeat("they stand very still in the shallow water ", 5)))
+	}
+	h.emu.SendGroup(group, alice, "@mynah_bot what did Bob say?")
+	h.waitSent(group.ID, 1)
+	if !h.waitLog("summar") {
+		t.Fatal("no summary was written")
+	}
+	// Wait until the flush turn got its tool result, then look at what was filed.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		done := false
+		for _, r := range h.llm.Requests() {
+			if strings.Contains(r.System, "scroll out") && toolResults(r) != "" {
+				done = true
+			}
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the flush turn never ran its tool call:\n%s", h.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.stop()
+	if out := mustCLI(t, h, "memory", "list", "--config", h.dir, "--user", "1001"); strings.Contains(out, "500 euros") {
+		t.Errorf("the flush filed a fact under Alice, who never said it:\n%s", out)
 	}
 }
