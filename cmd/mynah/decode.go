@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -32,6 +33,11 @@ func mustRead(path string) fileBytes {
 func parseYAML(path string, fb fileBytes, getenv func(string) string, out any) (*yaml.Node, error) {
 	if fb.err != nil {
 		if errors.Is(fb.err, os.ErrNotExist) {
+			if filepath.Dir(path) == "." {
+				// No --config given and none here: the flag is what is missing, more often
+				// than a configuration.
+				return nil, &configError{File: path, Msg: "not in this directory: pass the configuration directory with --config DIR (mynah init DIR creates one)"}
+			}
 			return nil, &configError{File: path, Msg: "file not found (create one with: mynah init DIR)"}
 		}
 		return nil, &configError{File: path, Msg: fb.err.Error()}

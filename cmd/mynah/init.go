@@ -53,7 +53,7 @@ Next:
   export %[3]s=...
   mynah play --config %[1]s      # try the agent in this terminal
   mynah serve --config %[1]s     # run it on Telegram
-Strangers who write to the bot get a pairing code: mynah pair approve CODE lets them in.
+Strangers who write to the bot get a pairing code: mynah pair approve CODE --config %[1]s lets them in.
 `, args[0], name, kind.KeyVar)
 			return nil
 		},

@@ -241,6 +241,8 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Names:    a.Names,
 		Model:    a.Model,
 		Debounce: time.Duration(a.Debounce),
+		// Absolute, so the printed approve command works from any directory.
+		ConfigDir: absDir(cfg.Dir),
 		Texts: ingest.Texts{
 			Start: cmp.Or(a.Greeting, "Hi! I'm "+a.Name+". Write to me and I'll answer."),
 			Help:  cmp.Or(a.Help, defaultHelp(a.Name)),
@@ -343,4 +345,12 @@ func metricsServer(addr string, m *metrics.Metrics, ready func(context.Context) 
 		<-served // http.ErrServerClosed
 		return nil
 	}, nil
+}
+
+// absDir is dir made absolute, or dir as given when that fails.
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }

@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -411,5 +414,35 @@ func TestModelCallDeadline(t *testing.T) {
 	h.emu.SendPrivate(alice, "hello")
 	if got := h.waitSent(alice.ID, 1)[0].Text; got != "in time" {
 		t.Errorf("reply = %q, want the retried call's answer", got)
+	}
+}
+
+// TestApproveCommandAsPrinted: the approve command mynah prints (in the stranger's hint
+// and in the log) carries --config, and works as printed from another directory; without
+// --config and no configuration here, the error names the flag (issue 15).
+func TestApproveCommandAsPrinted(t *testing.T) {
+	h := newHarness(t, harnessOptions{Access: "{}"})
+	h.echo()
+	h.start()
+	h.emu.SendPrivate(alice, "hello")
+	hint := h.waitSent(alice.ID, 1)[0].Text
+	m := regexp.MustCompile(`"(mynah pair approve \S+ --config [^"]+)"`).FindStringSubmatch(hint)
+	if m == nil {
+		t.Fatalf("the hint does not print the full approve command: %q", hint)
+	}
+	if !h.waitLog(m[1]) {
+		t.Errorf("the log does not print %q", m[1])
+	}
+	cmd := exec.Command(os.Args[0], strings.Fields(m[1])[1:]...)
+	cmd.Args[0] = "mynah"
+	cmd.Env, cmd.Dir = h.env, t.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%s, run as printed from another directory: %v\n%s", m[1], err, out)
+	}
+	cmd = exec.Command(os.Args[0], "pair", "list")
+	cmd.Args[0] = "mynah"
+	cmd.Env, cmd.Dir = h.env, t.TempDir()
+	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), "--config DIR") {
+		t.Errorf("pair list without --config in an empty directory: %s", out)
 	}
 }

@@ -352,7 +352,7 @@ func TestNewCode(t *testing.T) {
 	if NormalizeCode(" abcd2345 ") != "ABCD2345" || ValidCode("ABCD1234") {
 		t.Error("NormalizeCode/ValidCode")
 	}
-	if !strings.Contains(PairingNotice("ABCD2345", CodeTTL), "ABCD2345 (valid for 1 hour)") {
-		t.Errorf("notice = %q", PairingNotice("ABCD2345", CodeTTL))
+	if n := PairingNotice("ABCD2345", CodeTTL, ApproveCommand("ABCD2345", "/etc/mynah")); !strings.Contains(n, "ABCD2345 (valid for 1 hour)") || !strings.Contains(n, `"mynah pair approve ABCD2345 --config /etc/mynah"`) {
+		t.Errorf("notice = %q", n)
 	}
 }

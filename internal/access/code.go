@@ -52,10 +52,19 @@ func ValidCode(code string) bool {
 }
 
 // PairingNotice is the reply to a stranger under the Pairing policy.
-func PairingNotice(code string, valid time.Duration) string {
+func PairingNotice(code string, valid time.Duration, approve string) string {
 	return fmt.Sprintf("Hi! I only talk to people my owner has approved. Your pairing code is %s (valid for %s). "+
-		"Send it to the owner; once they approve it with \"mynah pair approve %s\", just write to me again.",
-		code, humanDuration(valid), code)
+		"Send it to the owner; once they approve it with \"%s\", just write to me again.",
+		code, humanDuration(valid), approve)
+}
+
+// ApproveCommand is the command an operator runs to approve code: with the configuration
+// directory when it is known, so that it works from any directory, as printed.
+func ApproveCommand(code, configDir string) string {
+	if configDir == "" {
+		return "mynah pair approve " + code
+	}
+	return "mynah pair approve " + code + " --config " + configDir
 }
 
 // PairingsFullNotice is the reply to a stranger when too many codes are pending.

@@ -102,12 +102,12 @@ func (in *Ingester) pair(ctx context.Context, user mynah.User, cmd string, now t
 		return "", err
 	case created:
 		in.log.Info("pairing code issued", "user", user.ID, "username", user.Username,
-			"name", user.Name(), "code", p.Code, "approve", "mynah pair approve "+p.Code)
+			"name", user.Name(), "code", p.Code, "approve", access.ApproveCommand(p.Code, in.agent.ConfigDir))
 	case cmd != "start":
 		return "", nil
 	}
 	valid := max(time.Minute, p.Expires.Sub(now).Round(time.Minute))
-	return access.PairingNotice(p.Code, valid), nil
+	return access.PairingNotice(p.Code, valid, access.ApproveCommand(p.Code, in.agent.ConfigDir)), nil
 }
 
 // isPaired reports whether user was approved through pairing. Approvals are remembered:

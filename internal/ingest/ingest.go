@@ -36,6 +36,9 @@ type Agent struct {
 	// Debounce holds every model turn this long, so a burst of messages typed in quick
 	// succession gets one answer (a newer turn of the chat replaces a held one). 0: none.
 	Debounce time.Duration
+	// ConfigDir is the configuration directory, printed in the pairing commands the
+	// operator is shown ("mynah pair approve CODE --config DIR"); empty leaves it out.
+	ConfigDir string
 }
 
 // AccessState is what the access policy needs from the store: pairing codes and approvals
