@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,6 +196,32 @@ func TestDecodeUpdateMalformed(t *testing.T) {
 			}
 			if got.ID != tt.wantID {
 				t.Errorf("decodeUpdate(%s).ID = %d, want %d", tt.raw, got.ID, tt.wantID)
+			}
+		})
+	}
+}
+
+// TestKindsNotActedOn: real-shaped updates of every kind mynah does not act on decode
+// without error, name their kind (ingest logs it and confirms the update) and carry no
+// message, so nothing is stored or answered for them (issue 15).
+func TestKindsNotActedOn(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "updates", "kind_*.json"))
+	if err != nil || len(files) < 8 {
+		t.Fatalf("fixtures: %v, %v", files, err)
+	}
+	for _, f := range files {
+		kind := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "kind_"), ".json")
+		t.Run(kind, func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := decodeUpdate(raw)
+			if err != nil {
+				t.Fatalf("decodeUpdate: %v", err)
+			}
+			if u.ID == 0 || u.Kind != kind || u.Message != nil || u.Callback != nil {
+				t.Errorf("decoded %+v, want update_id, kind %q and no message", u, kind)
 			}
 		})
 	}
