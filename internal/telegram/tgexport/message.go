@@ -15,6 +15,7 @@ import (
 type message struct {
 	ID       int64           `json:"id"`
 	Type     string          `json:"type"`
+	Action   string          `json:"action"` // service messages
 	Date     string          `json:"date"`
 	Unix     string          `json:"date_unixtime"`
 	Edited   string          `json:"edited_unixtime"`
