@@ -15,6 +15,7 @@ import (
 type message struct {
 	ID       int64           `json:"id"`
 	Type     string          `json:"type"`
+	Action   string          `json:"action"` // service messages
 	Date     string          `json:"date"`
 	Unix     string          `json:"date_unixtime"`
 	Edited   string          `json:"edited_unixtime"`
@@ -25,10 +26,26 @@ type message struct {
 	Photo    string          `json:"photo"`
 	Media    string          `json:"media_type"`
 	Emoji    string          `json:"sticker_emoji"`
+	File     string          `json:"file"`
 	FileName string          `json:"file_name"`
+	MimeType string          `json:"mime_type"`
 	Width    int             `json:"width"`
 	Height   int             `json:"height"`
 	Duration int             `json:"duration_seconds"`
+
+	ForwardedFrom   string      `json:"forwarded_from"`
+	ForwardedFromID string      `json:"forwarded_from_id"`
+	Poll            *exportPoll `json:"poll"`
+	Contact         *struct {
+		FirstName string `json:"first_name"`
+		LastName  string `json:"last_name"`
+	} `json:"contact_information"` // the phone number is not read: it is someone else's
+	Location *struct {
+		Latitude  float64 `json:"latitude"`
+		Longitude float64 `json:"longitude"`
+	} `json:"location_information"`
+	PlaceName string `json:"place_name"`
+	Address   string `json:"address"`
 }
 
 // message converts an exported message. Text is a string or an array of strings and
@@ -58,12 +75,8 @@ func (em message) message() (mynah.Message, error) {
 	if em.ReplyTo > 0 {
 		m.ReplyTo = &mynah.ReplyRef{ID: mynah.MessageID(em.ReplyTo)}
 	}
-	switch {
-	case em.Photo != "":
-		m.Media = []mynah.Media{{Kind: mynah.MediaPhoto, Width: em.Width, Height: em.Height}}
-	case em.Media != "":
-		m.Media = []mynah.Media{{Kind: mediaKind(em.Media), Emoji: em.Emoji, FileName: em.FileName, Width: em.Width, Height: em.Height, Duration: em.Duration}}
-	}
+	m.Forward = em.forward()
+	m.Media = em.media()
 	return m, nil
 }
 
@@ -109,15 +122,11 @@ func exportTime(unix, local string) (time.Time, error) {
 // itself (the Bot API's -100… id). A user's display name is split into first and last
 // name (mynah.UserNamed); a channel's is kept whole.
 func exportSender(fromID, name string) (mynah.User, error) {
-	switch {
-	case strings.HasPrefix(fromID, "user"):
-		if n, err := strconv.ParseInt(fromID[4:], 10, 64); err == nil && n > 0 {
-			return mynah.UserNamed(mynah.UserID(n), name), nil
-		}
-	case strings.HasPrefix(fromID, "channel"):
-		if n, err := strconv.ParseInt(fromID[7:], 10, 64); err == nil && n > 0 {
-			return mynah.User{ID: mynah.UserID(-1_000_000_000_000 - n), FirstName: name}, nil
-		}
+	if n, ok := peerID(fromID, "user"); ok {
+		return mynah.UserNamed(mynah.UserID(n), name), nil
+	}
+	if n, ok := peerID(fromID, "channel"); ok {
+		return mynah.User{ID: mynah.UserID(-1_000_000_000_000 - n), FirstName: name}, nil
 	}
 	return mynah.User{}, fmt.Errorf(`"from_id" %q is not like user123 or channel123`, fromID)
 }

@@ -28,40 +28,70 @@ func (e *FormatError) Error() string {
 	return "not a Telegram Desktop chat export (JSON): " + e.Reason
 }
 
-// ReadChat reads the chat an export belongs to from r, up to its "messages" and no
-// further. The chat's id is in the Bot API's form: -100… for supergroups and channels,
-// negative for basic groups, the user's id for a personal chat (0 when the export has
-// none). When r is not an export, the error is a *FormatError.
+// ReadChat reads the chat an export belongs to from r, up to its "messages" and, for a
+// supergroup, on through them until one creates a forum topic, which makes the chat a
+// forum (IsForum). The chat's id is in the Bot API's form: -100… for supergroups and
+// channels, negative for basic groups, the user's id for a personal chat (0 when the
+// export has none). When r is not an export, the error is a *FormatError.
 func ReadChat(r io.Reader) (mynah.Chat, error) {
 	var h head
-	err := walk(r, &h, nil)
+	err := walk(r, &h, func(_ int, raw json.RawMessage) bool {
+		var sm struct{ Type, Action string }
+		h.Forum = json.Unmarshal(raw, &sm) == nil && sm.Type == "service" && sm.Action == topicCreated
+		return !h.Forum
+	})
 	return h.chat(), err
 }
+
+// topicCreated is the action of the service message that creates a forum topic; the
+// topic's id is that message's id.
+const topicCreated = "topic_created"
 
 // Decode reads the export in r and passes each of its messages, in order, to yield, until
 // yield returns false. Each comes with pos, where it is in the export ("messages[3] (id
 // 12)"), and err, what is wrong with that message alone; the message is the zero value
-// when err is not nil. Decode returns a *FormatError when r is not an export (possibly
+// when err is not nil. A message in a forum topic has the topic's id as its ThreadID; it
+// is in the topic when it replies to the topic's creation (which is then not a reply) or
+// to a message in the topic, so Decode keeps the topic of each such message in memory.
+// Decode returns a *FormatError when r is not an export (possibly
 // after some messages were yielded) and nil when yield stopped it.
 func Decode(r io.Reader, yield func(pos string, m mynah.Message, err error) bool) error {
+	topic := map[int64]int64{} // message id → its forum topic, for messages in one
 	return walk(r, nil, func(i int, raw json.RawMessage) bool {
 		var em message
 		if err := json.Unmarshal(raw, &em); err != nil {
 			return yield(fmt.Sprintf("messages[%d]", i), mynah.Message{}, fmt.Errorf("not a message object: %w", err))
 		}
 		if em.Type != "message" {
+			if em.Type == "service" && em.Action == topicCreated && em.ID > 0 {
+				topic[em.ID] = em.ID
+			}
 			return true // service messages: joins, pins, calls
 		}
 		m, err := em.message()
+		if err == nil && m.ReplyTo != nil {
+			if m.ThreadID = topic[em.ReplyTo]; m.ThreadID == em.ReplyTo {
+				m.ReplyTo = nil
+			}
+			if m.ThreadID != 0 {
+				topic[em.ID] = m.ThreadID
+			}
+		}
 		return yield(fmt.Sprintf("messages[%d] (id %d)", i, em.ID), m, err)
 	})
 }
 
 // head is the export's description of its chat.
 type head struct {
-	Name string
-	Type string
-	ID   int64
+	Name  string
+	Type  string
+	ID    int64
+	Forum bool // a message created a forum topic
+}
+
+// supergroup reports whether the export is a supergroup's.
+func (h head) supergroup() bool {
+	return h.Type == "private_supergroup" || h.Type == "public_supergroup"
 }
 
 // chat maps the export's chat to the Bot API's ids: supergroups and channels are
@@ -71,7 +101,7 @@ func (h head) chat() mynah.Chat {
 	case "private_group":
 		return mynah.Chat{ID: mynah.ChatID(-h.ID), Type: mynah.ChatGroup, Title: h.Name}
 	case "private_supergroup", "public_supergroup":
-		return mynah.Chat{ID: mynah.ChatID(-1_000_000_000_000 - h.ID), Type: mynah.ChatSupergroup, Title: h.Name}
+		return mynah.Chat{ID: mynah.ChatID(-1_000_000_000_000 - h.ID), Type: mynah.ChatSupergroup, Title: h.Name, IsForum: h.Forum}
 	case "private_channel", "public_channel":
 		return mynah.Chat{ID: mynah.ChatID(-1_000_000_000_000 - h.ID), Type: mynah.ChatChannel, Title: h.Name}
 	}
@@ -79,8 +109,9 @@ func (h head) chat() mynah.Chat {
 }
 
 // walk streams an export: the head fields into h (when not nil), then each element of
-// "messages" to fn (when not nil), without holding the input in memory. With fn nil it
-// stops at "messages".
+// "messages" to fn (when not nil), without holding the input in memory. With fn nil, or
+// h not a supergroup (only a supergroup's messages can make it a forum), it stops at
+// "messages".
 func walk(r io.Reader, h *head, fn func(i int, raw json.RawMessage) bool) error {
 	bad := func(reason string) error { return &FormatError{Reason: reason} }
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
@@ -97,7 +128,7 @@ func walk(r io.Reader, h *head, fn func(i int, raw json.RawMessage) bool) error 
 		switch {
 		case key == "messages":
 			found = true
-			if fn == nil {
+			if fn == nil || h != nil && !h.supergroup() {
 				return nil
 			}
 			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {

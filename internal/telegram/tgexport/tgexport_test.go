@@ -199,3 +199,61 @@ func TestDecodeStops(t *testing.T) {
 		t.Errorf("yielded ids (-got +want):\n%s", diff)
 	}
 }
+
+// TestDecodeForum: a supergroup whose export creates a topic is a forum; a message
+// replying to the topic's creation, or to a message in the topic, is in the topic, and
+// the first is no reply; messages of the General topic have ThreadID 0.
+func TestDecodeForum(t *testing.T) {
+	b, err := os.ReadFile("testdata/forum.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat, err := tgexport.ReadChat(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(chat, mynah.Chat{ID: -1000000000555, Type: mynah.ChatSupergroup, Title: "Birders Forum", IsForum: true}); diff != "" {
+		t.Errorf("ReadChat (-got +want):\n%s", diff)
+	}
+	got, err := decodeAll(t, string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol := mynah.User{ID: 2001, FirstName: "Carol", LastName: "Reed"}
+	dan := mynah.User{ID: 2002, FirstName: "Dan"}
+	at := func(min int64) time.Time { return time.Unix(1714557600+60*min, 0).UTC() }
+	want := []decoded{
+		{Pos: "messages[0] (id 1)", Msg: mynah.Message{ID: 1, Time: at(0), Sender: carol, Text: "welcome (General)"}},
+		{Pos: "messages[2] (id 3)", Msg: mynah.Message{ID: 3, ThreadID: 2, Time: at(2), Sender: dan, Text: "a heron"}},
+		{Pos: "messages[3] (id 4)", Msg: mynah.Message{ID: 4, ThreadID: 2, Time: at(3), Sender: carol, Text: "where?", ReplyTo: &mynah.ReplyRef{ID: 3}}},
+		{Pos: "messages[4] (id 5)", Msg: mynah.Message{ID: 5, Time: at(4), Sender: dan, Text: "thanks", ReplyTo: &mynah.ReplyRef{ID: 1}}},
+		{Pos: "messages[5] (id 6)", Msg: mynah.Message{ID: 6, Time: at(5), Sender: dan, Text: "to a deleted message", ReplyTo: &mynah.ReplyRef{ID: 99}}},
+	}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("Decode (-got +want):\n%s", diff)
+	}
+}
+
+// TestReadChatForum: only a supergroup's messages are read for a topic's creation, and
+// a supergroup without one is no forum.
+func TestReadChatForum(t *testing.T) {
+	topic := `{"id": 2, "type": "service", "date_unixtime": "1714557660", "actor_id": "user1", "action": "topic_created", "title": "T", "text": ""}`
+	for _, tc := range []struct {
+		name, export string
+		want         bool
+	}{
+		{"supergroup with a topic", `{"type": "private_supergroup", "id": 1, "messages": [{"id": 1, "type": "message"}, ` + topic + `, not json]}`, true},
+		{"supergroup without topics", `{"type": "private_supergroup", "id": 1, "messages": [{"id": 1, "type": "service", "action": "pin_message"}]}`, false},
+		{"basic group not read", `{"type": "private_group", "id": 1, "messages": [` + topic + `]}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chat, err := tgexport.ReadChat(strings.NewReader(tc.export))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if chat.IsForum != tc.want {
+				t.Errorf("IsForum = %v, want %v", chat.IsForum, tc.want)
+			}
+		})
+	}
+}
