@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,5 +66,38 @@ func TestImportIndexes(t *testing.T) {
 	defer db.Close()
 	if n, err := db.IndexPending(t.Context()); err != nil || n != 0 {
 		t.Errorf("after import, %d messages were still waiting for the search index (%v), want 0", n, err)
+	}
+}
+
+// TestImportForumExport: a forum supergroup's export keeps its topics, so per-topic
+// sessions apply to imported history (issue 15).
+func TestImportForumExport(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	export := filepath.Join("..", "..", "internal", "telegram", "tgexport", "testdata", "forum.json")
+	mustCLI(t, h, "import", "telegram-export", "--config", h.dir, export)
+	db, err := sql.Open("sqlite", filepath.Join(h.dir, "data", "mynah.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var forum bool
+	if err := db.QueryRow(`SELECT is_forum FROM chats WHERE chat_id = -1000000000555`).Scan(&forum); err != nil || !forum {
+		t.Errorf("the chat is_forum = %v (%v), want true", forum, err)
+	}
+	threads := map[int64]int64{}
+	rows, err := db.Query(`SELECT message_id, thread_id FROM messages WHERE chat_id = -1000000000555`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, thread int64
+		if err := rows.Scan(&id, &thread); err != nil {
+			t.Fatal(err)
+		}
+		threads[id] = thread
+	}
+	if threads[3] != 2 || threads[4] != 2 || threads[1] != 0 || threads[5] != 0 {
+		t.Errorf("thread ids %v: want messages 3 and 4 in topic 2, 1 and 5 in General (0)", threads)
 	}
 }
