@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,30 +55,111 @@ Messages already stored are left as they are, so running an import again adds no
 
 func importTelegramCommand() *cobra.Command {
 	var f importFlags
+	var chats []string
+	var list bool
 	cmd := &cobra.Command{
 		Use:   "telegram-export result.json",
 		Short: "Import a chat exported by Telegram Desktop (JSON format)",
-		Long: `Import one chat exported by Telegram Desktop (Export chat history, format JSON) into an
-agent's history. Service messages (joins, pins, calls) are skipped. The chat id is the
-export's, in the Bot API's form (-100… for supergroups and channels); --chat overrides it.`,
+		Long: `Import chats exported by Telegram Desktop (JSON format) into an agent's history.
+
+A chat's export (Export chat history) is imported whole; its id is the export's, in the
+Bot API's form (-100… for supergroups and channels), and --chat ID stores it under
+another. A whole-account export (Settings → Advanced → Export Telegram data) holds every
+chat: --list shows them, --chat ID|NAME (repeatable) imports the ones named.
+Service messages (joins, pins, calls) are skipped.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			chat, err := telegramExportChat(args[0])
+			path, out := args[0], cmd.ErrOrStderr()
+			chat, err := telegramExportChat(path)
+			if fe := (*tgexport.FormatError)(nil); errors.As(err, &fe) {
+				if accountErr := readTelegramExport(path, func(r io.Reader) error {
+					return tgexport.ReadAccount(r, func(tgexport.AccountChat) bool { return false })
+				}); accountErr == nil {
+					return importAccount(cmd.Context(), f, path, chats, list, cmd.OutOrStdout(), out)
+				}
+			}
 			if err != nil {
 				return err
 			}
-			if f.Chat != 0 {
-				chat.ID = mynah.ChatID(f.Chat)
+			if list {
+				fmt.Fprintf(cmd.OutOrStdout(), "%d\t%s\t%s\n", chat.ID, chat.Type, chat.Title)
+				return nil
+			}
+			switch {
+			case len(chats) > 1:
+				return usageError{errors.New("a chat's export holds one chat: give --chat once, with the id to store it under")}
+			case len(chats) == 1:
+				id, err := strconv.ParseInt(chats[0], 10, 64)
+				if err != nil {
+					return usageError{fmt.Errorf("--chat %q: a chat's export takes the id to store it under", chats[0])}
+				}
+				chat.ID = mynah.ChatID(id)
 			}
 			if chat.ID == 0 {
-				return usageError{fmt.Errorf("%s has no chat id: pass --chat", args[0])}
+				return usageError{fmt.Errorf("%s has no chat id: pass --chat", path)}
 			}
-			return runImport(cmd.Context(), f, chat, telegramSource(args[0]), cmd.ErrOrStderr())
+			return runImport(cmd.Context(), f, chat, telegramSource(path), out)
 		},
 	}
 	addImportFlags(cmd, &f)
-	cmd.Flags().Int64Var(&f.Chat, "chat", 0, "chat id to store the messages under (default: the export's)")
+	cmd.Flags().StringSliceVar(&chats, "chat", nil, "a chat's export: the chat id to store it under (default: the export's); a whole-account export: the chats to import, by id or name")
+	cmd.Flags().BoolVar(&list, "list", false, "list the chats of the export and import nothing")
 	return cmd
+}
+
+// importAccount lists the chats of the whole-account export at path, or imports those
+// picked (by id or name, case-insensitive), each as its own chat.
+func importAccount(ctx context.Context, f importFlags, path string, picks []string, list bool, stdout, stderr io.Writer) error {
+	var all []tgexport.AccountChat
+	if err := readTelegramExport(path, func(r io.Reader) error {
+		return tgexport.ReadAccount(r, func(c tgexport.AccountChat) bool {
+			all = append(all, tgexport.AccountChat{Chat: c.Chat, Name: c.Name, Messages: c.Messages})
+			return true
+		})
+	}); err != nil {
+		return err
+	}
+	if list || len(picks) == 0 {
+		w := stdout
+		if !list {
+			w = stderr
+		}
+		for _, c := range all {
+			fmt.Fprintf(w, "%d\t%s\t%d messages\t%s\n", c.Chat.ID, c.Chat.Type, c.Messages, c.Name)
+		}
+		if !list {
+			return usageError{fmt.Errorf("%s is a whole-account export of %d chats (listed above): pick with --chat ID|NAME", path, len(all))}
+		}
+		return nil
+	}
+	for _, pick := range picks {
+		i := slices.IndexFunc(all, func(c tgexport.AccountChat) bool {
+			return strconv.FormatInt(int64(c.Chat.ID), 10) == pick || strings.EqualFold(c.Name, pick)
+		})
+		if i < 0 {
+			return usageError{fmt.Errorf("--chat %q: no such chat in %s (--list shows them)", pick, path)}
+		}
+		want := all[i].Chat.ID
+		src := func(yield func(string, mynah.Message, error) bool) error {
+			return readTelegramExport(path, func(r io.Reader) error {
+				var err error
+				if accErr := tgexport.ReadAccount(r, func(c tgexport.AccountChat) bool {
+					if c.Chat.ID != want {
+						return true
+					}
+					err = tgexport.Decode(c.Export(), yield)
+					return false
+				}); accErr != nil {
+					return accErr
+				}
+				return err
+			})
+		}
+		if err := runImport(ctx, f, all[i].Chat, src, stderr); err != nil {
+			return fmt.Errorf("chat %s: %w", all[i].Name, err)
+		}
+	}
+	return nil
 }
 
 func addImportFlags(cmd *cobra.Command, f *importFlags) {

@@ -101,3 +101,24 @@ func TestImportForumExport(t *testing.T) {
 		t.Errorf("thread ids %v: want messages 3 and 4 in topic 2, 1 and 5 in General (0)", threads)
 	}
 }
+
+// TestImportAccountExport: a whole-account export is accepted: --list shows its chats,
+// --chat ID|NAME imports the ones named, and without --chat nothing is imported and the
+// chats are listed with how to pick (issue 15).
+func TestImportAccountExport(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	export := filepath.Join("..", "..", "internal", "telegram", "tgexport", "testdata", "account.json")
+	out := mustCLI(t, h, "import", "telegram-export", "--config", h.dir, "--list", export)
+	for _, want := range []string{"2002\tprivate\t2 messages\tBob", "-1000000000777\tsupergroup\t1 messages\tBirders", "Old club"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--list lacks %q:\n%s", want, out)
+		}
+	}
+	if out, code := mynahCLI(t, h, "import", "telegram-export", "--config", h.dir, export); code == 0 || !strings.Contains(out, "pick with --chat") {
+		t.Errorf("an account export without --chat: exit %d\n%s", code, out)
+	}
+	out = mustCLI(t, h, "import", "telegram-export", "--config", h.dir, "--chat", "birders", "--chat", "2002", export)
+	if !strings.Contains(out, "imported 1 new messages into chat -1000000000777") || !strings.Contains(out, "imported 2 new messages into chat 2002") {
+		t.Errorf("--chat birders --chat 2002:\n%s", out)
+	}
+}
