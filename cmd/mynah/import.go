@@ -174,7 +174,18 @@ func runImport(ctx context.Context, f importFlags, chat mynah.Chat, src ingest.S
 	if err != nil {
 		return err
 	}
-	plan, err := ingest.Check(ctx, src, f.SkipBad)
+	// Checking reads the whole file first: count what it read, so a big file is not silent.
+	check := newProgress(stderr, "checking")
+	read := 0
+	plan, err := ingest.Check(ctx, func(yield func(string, mynah.Message, error) bool) error {
+		read = 0
+		return src(func(pos string, m mynah.Message, err error) bool {
+			read++
+			check.report(read, 0)
+			return yield(pos, m, err)
+		})
+	}, f.SkipBad)
+	check.done()
 	if err != nil {
 		return err
 	}
@@ -291,7 +302,11 @@ func (p *progress) draw(force bool) {
 	if !p.tty {
 		if time.Since(p.start) >= 5*time.Second && time.Since(p.last) >= 5*time.Second {
 			p.last = time.Now()
-			fmt.Fprintf(p.w, "%s: %d/%d (%.0f%%)\n", p.label, p.count, p.total, frac*100)
+			if p.total == 0 { // how much there is is not known yet
+				fmt.Fprintf(p.w, "%s: %d\n", p.label, p.count)
+			} else {
+				fmt.Fprintf(p.w, "%s: %d/%d (%.0f%%)\n", p.label, p.count, p.total, frac*100)
+			}
 		}
 		return
 	}
@@ -299,6 +314,10 @@ func (p *progress) draw(force bool) {
 		return
 	}
 	p.last, p.drawn = time.Now(), true
+	if p.total == 0 {
+		fmt.Fprintf(p.w, "\r%s %d", p.label, p.count)
+		return
+	}
 	const width = 30
 	fill := int(frac * width)
 	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %d/%d", p.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill), frac*100, p.count, p.total)
