@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -29,6 +31,16 @@ type providerKind struct {
 	NewModel func(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error)
 	// NewEmbedder builds the client of its embeddings API; nil: the provider has none.
 	NewEmbedder func(p providerConfig, hc *http.Client) (llm.Embedder, error)
+	// Probe is a request that costs nothing and needs the key (listing the models), so
+	// serve can tell at start whether the provider accepts the key.
+	Probe keyProbe
+}
+
+// keyProbe is a GET of Path under the base URL (Base when none is configured) with the
+// key in Header (after Prefix) and the Extra headers.
+type keyProbe struct {
+	Base, Path, Header, Prefix string
+	Extra                      map[string]string
 }
 
 // providerKinds are the providers mynah speaks to, in the order messages list them.
@@ -41,12 +53,14 @@ var providerKinds = []providerKind{
 		NewEmbedder: func(p providerConfig, hc *http.Client) (llm.Embedder, error) {
 			return openai.New(openai.Config{APIKey: keyOrPlaceholder(p), BaseURL: p.BaseURL, HTTPClient: hc})
 		},
+		Probe: keyProbe{Base: openai.DefaultBaseURL, Path: "models", Header: "Authorization", Prefix: "Bearer "},
 	},
 	{
 		Name: "anthropic", KeyVar: "ANTHROPIC_API_KEY", BaseVar: "ANTHROPIC_BASE_URL", Model: "claude-haiku-4-5",
 		NewModel: func(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error) {
 			return anthropic.New(anthropic.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc, MaxTokens: replyTokens})
 		},
+		Probe: keyProbe{Base: anthropic.DefaultBaseURL, Path: "v1/models", Header: "x-api-key", Extra: map[string]string{"anthropic-version": "2023-06-01"}},
 	},
 	{
 		Name: "gemini", KeyVar: "GEMINI_API_KEY", BaseVar: "GOOGLE_GEMINI_BASE_URL", Model: "gemini-2.5-flash",
@@ -56,7 +70,38 @@ var providerKinds = []providerKind{
 		NewEmbedder: func(p providerConfig, hc *http.Client) (llm.Embedder, error) {
 			return gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc})
 		},
+		Probe: keyProbe{Base: gemini.DefaultBaseURL, Path: "v1beta/models", Header: "x-goog-api-key"},
 	},
+}
+
+// refusedKey asks p's provider whether it accepts p's key, with a request that costs
+// nothing, and returns an error only when the provider refuses it (401, 403): anything
+// else (a server that lists no models, the network) says nothing about the key.
+func refusedKey(ctx context.Context, name string, p providerConfig, hc *http.Client) error {
+	k, ok := kindOf(p.Kind)
+	if !ok || p.APIKey == "" || k.Probe.Path == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	url := strings.TrimRight(cmp.Or(p.BaseURL, k.Probe.Base), "/") + "/" + k.Probe.Path
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set(k.Probe.Header, k.Probe.Prefix+string(p.APIKey))
+	for h, v := range k.Probe.Extra {
+		req.Header.Set(h, v)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("the provider of %s refused its API key (%d): set %s to a valid key (mynah check --online tries it)", name, resp.StatusCode, k.KeyVar)
+	}
+	return nil
 }
 
 // keyOrPlaceholder is p's key, or a placeholder for a server that takes none: the SDK

@@ -197,6 +197,12 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
+	// A wrong key would fail every answer: say so now, plainly, not at the first message.
+	for _, r := range append([]modelRef{{Name: a.Model, Provider: a.Provider}}, a.Fallbacks...) {
+		if err := refusedKey(ctx, r.Name, r.Provider, hc); err != nil {
+			log.Error("the model provider refused the API key", "agent", a.Name, "model", r.Name, "err", err)
+		}
+	}
 	model := models[0].Model
 	mem, err := agentMemory(cfg, a, db, model, true, hc, log)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -444,5 +445,34 @@ func TestApproveCommandAsPrinted(t *testing.T) {
 	cmd.Env, cmd.Dir = h.env, t.TempDir()
 	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), "--config DIR") {
 		t.Errorf("pair list without --config in an empty directory: %s", out)
+	}
+}
+
+// TestServeReportsRefusedKeyAtStart: serve tells the operator at start, before any
+// message, that a provider refuses its key; it asks with a request that costs nothing.
+func TestServeReportsRefusedKeyAtStart(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	var paths []string
+	var mu sync.Mutex
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		http.Error(w, `{"error":{"message":"Incorrect API key provided"}}`, http.StatusUnauthorized)
+	}))
+	defer refusing.Close()
+	for i, kv := range h.env {
+		if strings.HasPrefix(kv, "OPENAI_BASE_URL=") {
+			h.env[i] = "OPENAI_BASE_URL=" + refusing.URL + "/v1"
+		}
+	}
+	h.start()
+	if !h.waitLog("refused its API key") {
+		t.Errorf("serve did not report the refused key at start:\n%s", h.logs.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) != 1 || paths[0] != "GET /v1/models" {
+		t.Errorf("the provider was asked %v, want one GET /v1/models (no model call)", paths)
 	}
 }

@@ -176,7 +176,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	if s.serveEmbed(w, r, body) {
+	if serveModels(w, r) || s.serveEmbed(w, r, body) {
 		return
 	}
 	rec := Recorded{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}
@@ -365,4 +365,20 @@ func pace(ctx context.Context, reply Reply, i int) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// serveModels answers the providers' model lists (OpenAI and Anthropic GET /v1/models,
+// Gemini GET /v1beta/models), which clients call to check a key without paying for a
+// model call; they are not recorded as requests. A request without a key gets 401.
+func serveModels(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet || (r.URL.Path != "/v1/models" && r.URL.Path != "/v1beta/models") {
+		return false
+	}
+	if r.Header.Get("Authorization") == "" && r.Header.Get("x-api-key") == "" && r.Header.Get("x-goog-api-key") == "" && r.URL.Query().Get("key") == "" {
+		http.Error(w, `{"error":{"message":"no API key"}}`, http.StatusUnauthorized)
+		return true
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"test-model","object":"model","type":"model"}],"models":[{"name":"models/test-model"}]}`)
+	return true
 }
