@@ -122,3 +122,19 @@ func TestImportAccountExport(t *testing.T) {
 		t.Errorf("--chat birders --chat 2002:\n%s", out)
 	}
 }
+
+// TestSearchWordNobodyWrote: in a chat big enough that the other words are common, a word
+// that matches nothing does not empty `mynah memory search` (issue 15).
+func TestSearchWordNobodyWrote(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	path := filepath.Join(t.TempDir(), "chat.jsonl")
+	var b strings.Builder
+	for i := 1; i <= 1200; i++ {
+		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-01T18:30:00Z", "sender_id": 1001, "sender_name": "Alice", "text": "the Havells kit number %d"}`+"\n", i, i)
+	}
+	write(t, path, b.String())
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
+	if out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--query", "Havells grooming kit"); strings.Contains(out, "nothing found") {
+		t.Errorf("a word nobody wrote emptied the search:\n%s", out)
+	}
+}

@@ -476,3 +476,33 @@ func TestServeReportsRefusedKeyAtStart(t *testing.T) {
 		t.Errorf("the provider was asked %v, want one GET /v1/models (no model call)", paths)
 	}
 }
+
+// TestRecallAfterResetSkipsCommands: after /reset, the recall layer brings back what was
+// said before, not /help, /start and their canned replies (issue 15).
+func TestRecallAfterResetSkipsCommands(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.echo()
+	h.start()
+	n := 0
+	send := func(text string) {
+		n++
+		h.emu.SendPrivate(alice, text)
+		h.waitSent(alice.ID, n)
+	}
+	send("/help")
+	send("/start")
+	send("my bike chain needs oil, help me remember")
+	send("/reset")
+	send("help: what about the bike chain?")
+	reqs := h.waitRequests(2)
+	last := reqs[len(reqs)-1]
+	ctx := last.System + requestText(last)
+	if !strings.Contains(ctx, "bike chain needs oil") {
+		t.Errorf("recall after /reset lacks what was said:\n%s", last.System)
+	}
+	for _, canned := range []string{"/help", "/start", "Write to me and I'll answer"} {
+		if strings.Contains(last.System, canned) {
+			t.Errorf("recall after /reset brought back %q:\n%s", canned, last.System)
+		}
+	}
+}
