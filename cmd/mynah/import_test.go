@@ -138,3 +138,36 @@ func TestSearchWordNobodyWrote(t *testing.T) {
 		t.Errorf("a word nobody wrote emptied the search:\n%s", out)
 	}
 }
+
+// TestImportExportContent: forwards, files sent as files, polls, contacts and locations
+// of a Telegram Desktop export reach the prompt as what they are, not as empty messages,
+// and a contact's phone number never does (issue 15).
+func TestImportExportContent(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	msg := func(id int, fields string) string {
+		return fmt.Sprintf(`{"id": %d, "type": "message", "date": "2024-05-01T10:0%d:00", "date_unixtime": "%d", "from": "Alice", "from_id": "user1001", %s}`,
+			id, id, 1714557600+60*id, fields)
+	}
+	export := `{"name": "Alice", "type": "personal_chat", "id": 1001, "messages": [` + strings.Join([]string{
+		msg(1, `"forwarded_from": "Bird News", "forwarded_from_id": "channel77", "text": "herons are back"`),
+		msg(2, `"file": "files/report.pdf", "file_name": "report.pdf", "mime_type": "application/pdf", "text": "the report"`),
+		msg(3, `"poll": {"question": "Lunch where?", "closed": false, "total_voters": 1, "answers": [{"text": "Pizza", "voters": 1, "chosen": true}, {"text": "Sushi", "voters": 0, "chosen": false}]}, "text": ""`),
+		msg(4, `"contact_information": {"first_name": "Dora", "last_name": "Explorer", "phone_number": "+49 30 1234567"}, "text": ""`),
+		msg(5, `"location_information": {"latitude": 52.52, "longitude": 13.405}, "text": ""`),
+	}, ",") + `]}`
+	path := filepath.Join(t.TempDir(), "result.json")
+	write(t, path, export)
+	mustCLI(t, h, "import", "telegram-export", "--config", h.dir, path)
+	out := mustCLI(t, h, "context", "show", "--config", h.dir, "--chat", "1001")
+	for _, want := range []string{"Bird News", "herons are back", "report.pdf", "Lunch where?", "Pizza", "Dora Explorer", "52.52"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the prompt of the imported chat lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "1234567") {
+		t.Error("a contact's phone number reached the prompt")
+	}
+	if t.Failed() {
+		t.Logf("context show:\n%s", out)
+	}
+}
