@@ -506,3 +506,20 @@ func TestRecallAfterResetSkipsCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestFloodControlNeverDropsAReply: a 429 storm longer than the task retry budget delays
+// the reply, however long Telegram asks, and never drops it (issue 10, item 8).
+func TestFloodControlNeverDropsAReply(t *testing.T) {
+	h := newHarness(t, harnessOptions{Front: "task_retries: 1\ntask_retry_delay: 100ms\n"})
+	h.echo()
+	h.start()
+	h.emu.FailNext("sendMessage", 7, 429, "", 1)
+	h.emu.SendPrivate(alice, "are you there?")
+	if got := h.waitSent(alice.ID, 1); len(got) != 1 {
+		t.Fatalf("replies after the storm: %d", len(got))
+	}
+	h.stop()
+	if n := len(h.emu.Sent(alice.ID)); n != 1 {
+		t.Errorf("%d replies, want exactly 1", n)
+	}
+}
