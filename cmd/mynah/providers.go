@@ -74,6 +74,17 @@ var providerKinds = []providerKind{
 	},
 }
 
+// checkKeys logs, plainly, each of a's models whose provider refuses its key: a wrong key
+// would fail every answer, and the operator should hear of it at start rather than at
+// the first message. It runs beside the agent, so a slow provider never delays start-up.
+func checkKeys(ctx context.Context, a agentConfig, hc *http.Client, log *slog.Logger) {
+	for _, r := range append([]modelRef{{Name: a.Model, Provider: a.Provider}}, a.Fallbacks...) {
+		if err := refusedKey(ctx, r.Name, r.Provider, hc); err != nil {
+			log.Error("the model provider refused the API key", "agent", a.Name, "model", r.Name, "err", err)
+		}
+	}
+}
+
 // refusedKey asks p's provider whether it accepts p's key, with a request that costs
 // nothing, and returns an error only when the provider refuses it (401, 403): anything
 // else (a server that lists no models, the network) says nothing about the key.

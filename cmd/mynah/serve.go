@@ -117,7 +117,9 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 			return err
 		}
 		procs = append(procs, p)
-		work = append(work, p.runner.Run, p.memory.Run, func(ctx context.Context) error { return p.bot.RegisterMenus(ctx, agentMenus(a.Policy)) })
+		work = append(work, p.runner.Run, p.memory.Run,
+			func(ctx context.Context) error { return p.bot.RegisterMenus(ctx, agentMenus(a.Policy)) },
+			func(ctx context.Context) error { checkKeys(ctx, a, hc, log); return nil })
 	}
 	intake, err := intakeOf(ctx, cfg, procs, log)
 	if err != nil {
@@ -196,12 +198,6 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	models, err := agentModels(a, log)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
-	}
-	// A wrong key would fail every answer: say so now, plainly, not at the first message.
-	for _, r := range append([]modelRef{{Name: a.Model, Provider: a.Provider}}, a.Fallbacks...) {
-		if err := refusedKey(ctx, r.Name, r.Provider, hc); err != nil {
-			log.Error("the model provider refused the API key", "agent", a.Name, "model", r.Name, "err", err)
-		}
 	}
 	model := models[0].Model
 	mem, err := agentMemory(cfg, a, db, model, true, hc, log)
