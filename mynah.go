@@ -137,6 +137,10 @@ type Media struct {
 	SetName      string // stickers
 	Width        int
 	Height       int
-	Duration     int // seconds
-	Description  string
+	Duration     int   // seconds
+	Size         int64 // bytes, as Telegram reported; 0 when unknown
+	// Description is what the file shows, says or contains (a photo's description, a
+	// voice note's words, a document's text), filled by the media describer; empty until
+	// then, and the prompt shows a placeholder.
+	Description string
 }
