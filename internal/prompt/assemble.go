@@ -87,6 +87,16 @@ type Sources struct {
 	// Members, if set, reports how many members a group has, for the tail and
 	// {membercount}; it returns 0 when it does not know.
 	Members func(ctx context.Context, chat mynah.Chat) int
+	// Media, if set, readies the attachments of the turn's messages.
+	Media Attacher
+}
+
+// Attacher readies attachments for a prompt (the media package implements it): it fills, in
+// place, the descriptions it knows for msgs, and returns the images (or audio) to show
+// with the focus messages — the target, its album and its reply chain. It never fails a
+// turn: what it cannot describe keeps its placeholder.
+type Attacher interface {
+	Prepare(ctx context.Context, agent string, msgs []mynah.Message, focus []mynah.MessageID) map[mynah.MessageID][]llm.Part
 }
 
 // Store is what assembly reads.
@@ -166,6 +176,18 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 	if err != nil {
 		return Input{}, err
 	}
+	var attachments map[mynah.MessageID][]llm.Part
+	if a.sources.Media != nil {
+		msgs := append(append(make([]mynah.Message, 0, len(history)+len(quoted)), history...), quoted...)
+		attachments = a.sources.Media.Prepare(ctx, a.agent.Name, msgs, focus(history, target, quoted))
+		copy(history, msgs)
+		copy(quoted, msgs[len(history):])
+		for _, m := range history {
+			if m.ID == target.ID {
+				target = m
+			}
+		}
+	}
 	members := 0
 	if a.sources.Members != nil && target.Chat.IsGroup() {
 		members = a.sources.Members(ctx, target.Chat)
@@ -177,6 +199,7 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 		History:     history,
 		Quoted:      quoted,
 		Target:      t.Target,
+		Attachments: attachments,
 		Budget:      a.agent.Budget,
 		Shares:      a.agent.Shares,
 		Policy:      a.agent.Policy,
@@ -220,4 +243,33 @@ func (a *Assembler) replyChain(ctx context.Context, m mynah.Message) ([]mynah.Me
 		ref = prev.ReplyTo
 	}
 	return chain, nil
+}
+
+// focus is what a turn shows as media rather than descriptions: the target, the rest of
+// its album (the items around it from the same sender at the same second with media:
+// Telegram delivers an album as separate messages sharing their date), and its reply
+// chain.
+func focus(history []mynah.Message, target mynah.Message, quoted []mynah.Message) []mynah.MessageID {
+	ids := []mynah.MessageID{target.ID}
+	if len(target.Media) > 0 {
+		at := -1
+		for i := range history {
+			if history[i].ID == target.ID {
+				at = i
+			}
+		}
+		album := func(m *mynah.Message) bool {
+			return len(m.Media) > 0 && m.Sender.ID == target.Sender.ID && m.Time.Unix() == target.Time.Unix()
+		}
+		for i := at - 1; at >= 0 && i >= 0 && album(&history[i]); i-- {
+			ids = append(ids, history[i].ID)
+		}
+		for i := at + 1; at >= 0 && i < len(history) && album(&history[i]); i++ {
+			ids = append(ids, history[i].ID)
+		}
+	}
+	for _, q := range quoted {
+		ids = append(ids, q.ID)
+	}
+	return ids
 }

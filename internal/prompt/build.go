@@ -39,6 +39,9 @@ type Input struct {
 	Quoted []mynah.Message
 	// Target is the message to respond to; it is always included and marked.
 	Target mynah.MessageID
+	// Attachments are the images (or audio) shown with a message, for the target, its
+	// album and its reply chain; every other message shows its media as descriptions.
+	Attachments map[mynah.MessageID][]llm.Part
 
 	// Budget is the token budget of the whole prompt (context window minus the reply
 	// reserve); 0 means unlimited.
@@ -266,9 +269,30 @@ func Body(m *mynah.Message) string {
 }
 
 func turnCost(t llm.Turn, count func(string) int) int {
-	n := 4 // per-message framing overhead of the chat formats
-	for _, p := range t.Parts {
-		n += count(p.Text)
+	return 4 + partsCost(t.Parts, count) // 4: per-message framing overhead of the chat formats
+}
+
+// Token costs of attachments, which providers count by their own rules: OpenAI bills a
+// detailed image at 85 + 170 per 512-px tile (765 for a 1024×1024 image), Anthropic about
+// (width×height)/750 (~1,600 at most), Gemini 258 per image up to 384 px and 258 per
+// 768-px tile above. 765 is what a typical photo costs on the first two; audio is
+// counted at a minute's worth (Gemini bills 32 tokens a second).
+const (
+	ImageTokens = 765
+	AudioTokens = 1920
+)
+
+func partsCost(parts []llm.Part, count func(string) int) int {
+	n := 0
+	for _, p := range parts {
+		switch {
+		case p.Image != nil:
+			n += ImageTokens
+		case p.Audio != nil:
+			n += AudioTokens
+		default:
+			n += count(p.Text)
+		}
 	}
 	return n
 }

@@ -91,8 +91,12 @@ func compactTurns(units []unit) []llm.Turn {
 		return nil
 	}
 	lines := make([]string, len(units))
+	var media []llm.Part
 	for i, u := range units {
 		lines[i] = u.line
+		media = append(media, u.media...)
 	}
-	return []llm.Turn{llm.Text(llm.User, strings.Join(lines, "\n"))}
+	t := llm.Text(llm.User, strings.Join(lines, "\n"))
+	t.Parts = append(t.Parts, media...)
+	return []llm.Turn{t}
 }

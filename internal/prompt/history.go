@@ -150,9 +150,10 @@ func (in *Input) selectHistory(budget int) selection {
 
 // unit is one message rendered in the input's format, with its token cost.
 type unit struct {
-	turn llm.Turn // structured
-	line string   // compact
-	cost int
+	turn  llm.Turn   // structured
+	line  string     // compact
+	media []llm.Part // compact: the message's attachments, shown after the lines
+	cost  int
 }
 
 // unit renders m, quoted or not, with note (when not empty) on a line after its text.
@@ -165,7 +166,8 @@ func (in *Input) unit(m *mynah.Message, quoted bool, note string) unit {
 		if note != "" {
 			line += "\n  " + note
 		}
-		return unit{line: line, cost: in.Count(line) + 1}
+		media := in.Attachments[m.ID]
+		return unit{line: line, media: media, cost: in.Count(line) + 1 + partsCost(media, in.Count)}
 	}
 	t := in.render(m)
 	if note != "" {
@@ -177,6 +179,11 @@ func (in *Input) unit(m *mynah.Message, quoted bool, note string) unit {
 			t = llm.Turn{Role: llm.User, Parts: []llm.Part{{Text: Meta(m, in.Location)}, {Text: Body(m)}}}
 		}
 		t.Parts = append([]llm.Part{{Text: "[quoted] an earlier message the conversation refers to, from outside the recent window:"}}, t.Parts...)
+	}
+	if t.Role == llm.User {
+		// The images (or audio) of the target, its album and its reply chain follow the
+		// message's header and text, in the same turn.
+		t.Parts = append(t.Parts, in.Attachments[m.ID]...)
 	}
 	return unit{turn: t, cost: turnCost(t, in.Count)}
 }

@@ -85,8 +85,10 @@ func Excerpt(s string, n int) string {
 }
 
 // Media renders an attachment as compact text: "[sticker MrRibbit 💻: a grumpy frog at a
-// laptop]", "[photo: a sunset]", "[voice 12s]". Kinds mynah cannot describe yet are kept
-// as placeholders ("[poll]"), never dropped.
+// laptop]", "[photo: a sunset]", "[voice 12s: "see you at six"]". A document shows an
+// excerpt of its text (the whole text is searchable); one with no text yet shows its
+// type and size. Kinds mynah cannot describe are kept as placeholders ("[poll]"), never
+// dropped.
 func Media(md mynah.Media) string {
 	var b strings.Builder
 	b.WriteString("[")
@@ -103,15 +105,40 @@ func Media(md mynah.Media) string {
 		if md.FileName != "" {
 			b.WriteString(" " + strconv.Quote(md.FileName))
 		}
+		if md.Description == "" {
+			if md.MimeType != "" {
+				b.WriteString(" " + md.MimeType)
+			}
+			if md.Size > 0 {
+				b.WriteString(" " + Size(md.Size))
+			}
+		}
 	}
 	if md.Duration > 0 {
 		fmt.Fprintf(&b, " %ds", md.Duration)
 	}
-	if md.Description != "" {
-		b.WriteString(": " + md.Description)
+	if d := Clean(md.Description); d != "" {
+		if md.Kind == mynah.MediaDocument && utf8.RuneCountInString(d) > documentRunes {
+			d = fmt.Sprintf("%s (%d characters in all; search finds the rest)", Excerpt(d, documentRunes), utf8.RuneCountInString(d))
+		}
+		b.WriteString(": " + Neutralize(d))
 	}
 	b.WriteString("]")
 	return b.String()
+}
+
+// documentRunes is how much of a document's text a prompt shows.
+const documentRunes = 2000
+
+// Size renders a byte count for people: "812 B", "3.4 KB", "19.9 MB".
+func Size(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
 // StripMeta removes prompt headers the model echoed ("[meta] message_id=… name=…"), so
