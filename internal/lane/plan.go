@@ -48,9 +48,10 @@ func planTools(stickerSets []string) []llm.Tool {
 			Parameters: json.RawMessage(`{"type": "object", "properties": {"text": {"type": "string", "description": "The message to send then, in Markdown."}, "in_minutes": {"type": "number"}, "at": {"type": "string", "description": "RFC 3339 time, e.g. 2026-05-01T09:00:00+02:00."}}, "required": ["text"]}`)},
 	}
 	if len(stickerSets) > 0 {
+		def, _, _ := strings.Cut(stickerSets[0], "::")
 		tools = append(tools, llm.Tool{Name: toolSticker,
-			Description: "Send a sticker, chosen by its emoji from a sticker set. Sets: " + strings.Join(stickerSets, ", ") + ".",
-			Parameters:  json.RawMessage(`{"type": "object", "properties": {"set": {"type": "string", "description": "Sticker set name (default: ` + stickerSets[0] + `)."}, "emoji": {"type": "string"}, ` + deps + `}, "required": ["emoji"]}`)})
+			Description: "Send a sticker: name it as the stickers list shows it (Set::emoji), or give its set and emoji. Stickers: " + strings.Join(stickerSets, ", ") + ".",
+			Parameters:  json.RawMessage(`{"type": "object", "properties": {"sticker": {"type": "string", "description": "Set::emoji, as listed."}, "set": {"type": "string", "description": "Sticker set name (default: ` + def + `)."}, "emoji": {"type": "string"}, ` + deps + `}}`)})
 	}
 	return tools
 }
@@ -99,6 +100,35 @@ type errPlan struct{ msg string }
 
 func (e errPlan) Error() string { return e.msg }
 
+// sticker resolves a send_sticker call against the agent's stickers: entries "Set" allow
+// every sticker of a set, entries "Set::emoji" one sticker. name ("Set::emoji", as the
+// prompt lists stickers) wins over set and emoji; the set defaults to the first entry's.
+func (p *planner) sticker(name, set, emoji string) (string, string, error) {
+	if len(p.stickerSets) == 0 {
+		return "", "", errPlan{"no sticker sets are configured"}
+	}
+	if n, e, ok := strings.Cut(strings.TrimSpace(name), "::"); ok {
+		set, emoji = n, e
+	} else if name != "" && emoji == "" {
+		emoji = name // a bare emoji
+	}
+	set, emoji = strings.TrimSpace(set), strings.TrimSpace(emoji)
+	if set == "" {
+		set, _, _ = strings.Cut(p.stickerSets[0], "::")
+	}
+	if emoji == "" {
+		return "", "", errPlan{"emoji is required"}
+	}
+	plain := func(s string) string { return strings.ReplaceAll(s, "\ufe0f", "") }
+	for _, entry := range p.stickerSets {
+		s, e, one := strings.Cut(entry, "::")
+		if strings.EqualFold(s, set) && (!one || plain(e) == plain(emoji)) {
+			return s, emoji, nil
+		}
+	}
+	return "", "", errPlan{fmt.Sprintf("%s::%s is not one of your stickers: %s", set, emoji, strings.Join(p.stickerSets, ", "))}
+}
+
 // add turns one plan tool call into a step and returns what the model is told.
 func (p *planner) add(call llm.ToolCall) (string, error) {
 	var a struct {
@@ -107,6 +137,7 @@ func (p *planner) add(call llm.ToolCall) (string, error) {
 		Emoji     string   `json:"emoji"`
 		MessageID int64    `json:"message_id"`
 		Set       string   `json:"set"`
+		Sticker   string   `json:"sticker"`
 		Seconds   float64  `json:"seconds"`
 		InMinutes float64  `json:"in_minutes"`
 		At        string   `json:"at"`
@@ -146,19 +177,11 @@ func (p *planner) add(call llm.ToolCall) (string, error) {
 		}
 		s.kind, s.wait = mynah.TaskWait, min(time.Duration(a.Seconds*float64(time.Second)), maxWait)
 	case toolSticker:
-		if len(p.stickerSets) == 0 {
-			return "", errPlan{"no sticker sets are configured"}
+		set, emoji, err := p.sticker(a.Sticker, a.Set, a.Emoji)
+		if err != nil {
+			return "", err
 		}
-		if a.Set == "" {
-			a.Set = p.stickerSets[0]
-		}
-		if !slices.Contains(p.stickerSets, a.Set) {
-			return "", errPlan{fmt.Sprintf("unknown sticker set %q; sets: %s", a.Set, strings.Join(p.stickerSets, ", "))}
-		}
-		if a.Emoji == "" {
-			return "", errPlan{"emoji is required"}
-		}
-		s.kind, s.set, s.emoji = mynah.TaskSticker, a.Set, a.Emoji
+		s.kind, s.set, s.emoji = mynah.TaskSticker, set, emoji
 	case toolSchedule:
 		if s.text == "" {
 			return "", errPlan{"text is empty"}

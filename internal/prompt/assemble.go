@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -222,6 +223,9 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 		}
 	}
 	vars := Vars(VarsInput{Chat: target.Chat, Bot: a.agent.Bot, User: target.Sender, Members: members, Now: now.In(a.agent.Location)})
+	if named, ok := a.sources.Tools.(interface{ Names() []string }); ok {
+		vars["tools"] = strings.Join(named.Names(), ", ")
+	}
 	in.System = System(a.agent.System, vars)
 	return in, nil
 }

@@ -145,3 +145,31 @@ func TestDocumentRendering(t *testing.T) {
 		t.Errorf("a long document should show an excerpt and its length, got %d runes: %.200q", len([]rune(got)), got)
 	}
 }
+
+// TestToolsLayer: the tools-and-stickers layer names the tools and lists each sticker by
+// the name send_sticker takes, and {tools} names the tools in the instructions.
+func TestToolsLayer(t *testing.T) {
+	layer := ToolsLayer{
+		Tools: []llm.Tool{{Name: "send_message"}, {Name: "send_sticker"}, {Name: "memory_search"}},
+		Stickers: func(_ context.Context, agent string) []string {
+			return []string{"MrRibbit::💻 — a grumpy cartoon frog at a laptop", "MrRibbit::👍"}
+		},
+	}
+	msgs := []mynah.Message{msg(1, alice, "hi")}
+	asm := NewAssembler(Agent{Name: "Mynah", Bot: bot, System: SystemParts{Instructions: "Use {tools} wisely."}}, historyStore{msgs}, Sources{Tools: layer}, nil)
+	req, comp, err := asm.Assemble(context.Background(), Turn{Chat: group.ID, Target: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Use send_message, send_sticker, memory_search wisely.",
+		"## Tools and stickers\n- You can call these tools: send_message, send_sticker, memory_search.\n- Stickers you can send with send_sticker, by name:\n- MrRibbit::💻 — a grumpy cartoon frog at a laptop\n- MrRibbit::👍",
+	} {
+		if !strings.Contains(req.System, want) {
+			t.Errorf("system lacks %q:\n%s", want, req.System)
+		}
+	}
+	if got := comp.Layer(LayerTools).Items; len(got) != 4 {
+		t.Errorf("tools layer items %v, want 4", got)
+	}
+}
