@@ -92,6 +92,9 @@ func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOption
 	if err := validateEmbeddings(cfg, &a, opts); err != nil {
 		return a, err
 	}
+	if a.Describer, a.Transcriber, a.Transcribes, err = mediaRefs(cfg, &a, opts); err != nil {
+		return a, err
+	}
 	if a.ContextTokens <= a.ReplyTokens {
 		return a, &configError{file, "context_tokens", fmt.Sprintf("%d leaves no room for history after reply_tokens %d", a.ContextTokens, a.ReplyTokens)}
 	}

@@ -97,6 +97,9 @@ type agentConfig struct {
 	Provider      providerConfig
 	ModelID       string     // model name without the provider prefix
 	Fallbacks     []modelRef // the rest of the model key, in order
+	Describer     modelRef   // media.model: describes images (default: Model)
+	Transcriber   modelRef   // media.transcribe, when Transcribes
+	Transcribes   bool
 	ProviderNotes string
 	Location      *time.Location
 	Policy        access.Policy // Access resolved, with the environment's overrides

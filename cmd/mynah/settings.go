@@ -47,6 +47,8 @@ type agentSettings struct {
 	Summaries summariesConfig `yaml:"summaries"`
 	// Search: how memory search ranks (tools.go).
 	Search searchConfig `yaml:"search"`
+	// Media: how the agent sees, hears and reads what it is sent (media_config.go).
+	Media mediaConfig `yaml:"media"`
 }
 
 // timeoutsConfig bounds model calls; a negative value turns a limit off.
@@ -116,6 +118,7 @@ func defaultSettings() agentSettings {
 		MaxReminders:   50,
 		Summaries:      defaultSummaries(),
 		Search:         defaultSearch(),
+		Media:          defaultMedia(),
 	}
 }
 
@@ -207,6 +210,9 @@ func (s *agentSettings) validate(file, prefix string) error {
 		}
 	}
 	if err := s.Summaries.validate(file, prefix+"summaries."); err != nil {
+		return err
+	}
+	if err := s.Media.validate(file, prefix+"media."); err != nil {
 		return err
 	}
 	if err := s.Search.validate(file, prefix+"search."); err != nil {

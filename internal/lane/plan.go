@@ -33,9 +33,9 @@ const (
 	minTyping   = 600 * time.Millisecond // and, when on, at least this long
 )
 
-// planTools are the plan tools' specs, in a stable order. Sticker sets, when the agent
+// PlanTools are the plan tools' specs, in a stable order. Sticker sets, when the agent
 // has some, are named in send_sticker's description.
-func planTools(stickerSets []string) []llm.Tool {
+func PlanTools(stickerSets []string) []llm.Tool {
 	deps := `"depends_on": {"type": "array", "items": {"type": "integer"}, "description": "Numbers of earlier tasks that must succeed for this one to happen (tasks run in the order planned either way)."}`
 	tools := []llm.Tool{
 		{Name: toolSend, Description: "Send a message to this chat. Plain text answers are sent anyway; use this to send several messages, to reply to a specific message, or to order messages with other tasks.",

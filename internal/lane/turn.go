@@ -251,7 +251,7 @@ func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, prompt
 	}
 	req.MaxTokens = r.agent.ReplyTokens
 	req.CacheSystem = true
-	req.Tools = append(planTools(r.agent.StickerSets), r.agent.Tools.Specs()...)
+	req.Tools = append(PlanTools(r.agent.StickerSets), r.agent.Tools.Specs()...)
 	return req, comp, nil
 }
 
