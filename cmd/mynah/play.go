@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"context"
 	"errors"
 	"fmt"
@@ -122,6 +124,7 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	} else {
 		fmt.Fprintf(stdout, "You are chatting with %s (%s) in a private chat. /reset starts over; Ctrl-D quits.\n", agent.Name, agent.Model)
 	}
+	fmt.Fprintln(stdout, "Send media with /photo PATH [caption], /voice PATH, /sticker SET EMOJI, /file PATH [caption].")
 	go printReplies(ctx, emu.Subscribe(ctx), agent.Name, stdout)
 
 	lines := bufio.NewScanner(stdin)
@@ -131,10 +134,15 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 		if text == "" {
 			continue
 		}
+		text, opts, err := playInput(emu, text)
+		if err != nil {
+			fmt.Fprintln(stdout, "play:", err)
+			continue
+		}
 		if o.Group {
-			emu.SendGroup(chat, user, text)
+			emu.SendGroup(chat, user, text, opts...)
 		} else {
-			emu.SendPrivate(user, text)
+			emu.SendPrivate(user, text, opts...)
 		}
 	}
 	if ctx.Err() == nil {
@@ -210,4 +218,85 @@ func waitQuiet(ctx context.Context, emu *telegramtest.Server, dbPath, agent stri
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// playInput turns a line typed in play into a message: text, or one of the media inputs
+// /photo PATH [caption], /voice PATH, /sticker SET EMOJI and /file PATH [caption], whose
+// file is stored in the emulator for the bot to download as from Telegram.
+func playInput(emu *telegramtest.Server, line string) (string, []telegramtest.MessageOption, error) {
+	cmd, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	read := func() ([]byte, string, error) {
+		path, caption, _ := strings.Cut(rest, " ")
+		if path == "" {
+			return nil, "", fmt.Errorf("%s needs a file: %s PATH", cmd, cmd)
+		}
+		data, err := os.ReadFile(path)
+		return data, strings.TrimSpace(caption), err
+	}
+	switch cmd {
+	case "/photo":
+		data, caption, err := read()
+		if err != nil {
+			return "", nil, err
+		}
+		id, _ := emu.AddFile(data, telegramtest.KindPhoto)
+		return caption, []telegramtest.MessageOption{telegramtest.WithPhoto(id)}, nil
+	case "/voice":
+		data, caption, err := read()
+		if err != nil {
+			return "", nil, err
+		}
+		id, _ := emu.AddFile(data, telegramtest.KindVoice)
+		return caption, []telegramtest.MessageOption{telegramtest.WithVoice(id, oggSeconds(data))}, nil
+	case "/file":
+		data, caption, err := read()
+		if err != nil {
+			return "", nil, err
+		}
+		path, _, _ := strings.Cut(rest, " ")
+		id, _ := emu.AddFile(data, telegramtest.KindDocument)
+		return caption, []telegramtest.MessageOption{telegramtest.WithDocument(id, filepath.Base(path))}, nil
+	case "/sticker":
+		set, emoji, _ := strings.Cut(rest, " ")
+		if set == "" || strings.TrimSpace(emoji) == "" {
+			return "", nil, errors.New("/sticker needs a set and an emoji: /sticker SET EMOJI")
+		}
+		emoji = strings.TrimSpace(emoji)
+		return "", []telegramtest.MessageOption{telegramtest.WithSticker(playSticker(emu, set, emoji), emoji, set)}, nil
+	}
+	return line, nil, nil
+}
+
+// playSets are the sticker sets play made in its emulator: set name → emoji → file id.
+// A set is made again, with one sticker more, the first time an emoji of it is asked for.
+var playSets = map[string]map[string]string{}
+
+// playSticker returns the file id of the sticker of set with emoji, making it in the
+// emulator (getStickerSet answers for it then) when it is new.
+func playSticker(emu *telegramtest.Server, set, emoji string) string {
+	if id, ok := playSets[set][emoji]; ok {
+		return id
+	}
+	emojis := []string{emoji}
+	for e := range playSets[set] {
+		emojis = append(emojis, e)
+	}
+	ids := map[string]string{}
+	for _, st := range emu.AddStickerSet(set, set, emojis...).Stickers {
+		ids[st.Emoji] = st.FileID
+	}
+	playSets[set] = ids
+	return ids[emoji]
+}
+
+// oggSeconds is the length of an Ogg Opus file, read from the granule position of its
+// last page (48,000 per second for Opus); 0 when it cannot tell.
+func oggSeconds(data []byte) int {
+	i := bytes.LastIndex(data, []byte("OggS"))
+	if i < 0 || len(data) < i+14 {
+		return 0
+	}
+	granule := binary.LittleEndian.Uint64(data[i+6 : i+14])
+	return int((granule + 47999) / 48000)
 }
