@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"image"
+	"image/draw"
 	_ "image/gif" // photos may be GIF, JPEG or PNG
 	_ "image/jpeg"
 	"image/png"
@@ -67,12 +68,18 @@ func (s *Server) scaleLocked(f *storedFile) []photoSize {
 // scale resizes img to w×h by nearest neighbour: crude, but real pixels of
 // the right size.
 func scale(img image.Image, w, h int) image.Image {
-	src := img.Bounds()
+	src, ok := img.(*image.RGBA)
+	if !ok { // draw converts the decoders' types quickly
+		src = image.NewRGBA(img.Bounds())
+		draw.Draw(src, src.Rect, img, img.Bounds().Min, draw.Src)
+	}
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
-		sy := src.Min.Y + y*src.Dy()/h
+		row := src.Pix[(y*sh/h)*src.Stride:]
+		out := dst.Pix[y*dst.Stride:]
 		for x := range w {
-			dst.Set(x, y, img.At(src.Min.X+x*src.Dx()/w, sy))
+			copy(out[4*x:4*x+4], row[4*(x*sw/w):])
 		}
 	}
 	return dst
