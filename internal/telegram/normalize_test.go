@@ -64,7 +64,7 @@ func TestNormalize(t *testing.T) {
 		{"photo_caption", mynah.Update{ID: 730007, Kind: "message", Chat: birdClub, Users: []mynah.User{anna}, MediaGroup: "13813718282468321",
 			Message: &mynah.Message{Chat: birdClub, ID: 2050, Sender: anna, Time: at(1763683580), Text: "Кеша 🦜 на балконе",
 				Entities: []mynah.Entity{{Type: "bold", Offset: 0, Length: 4}},
-				Media:    []mynah.Media{{Kind: mynah.MediaPhoto, FileID: "AgACAgIAAxkBAAIBM2c_x", FileUniqueID: "AQADs_x",
+				Media: []mynah.Media{{Kind: mynah.MediaPhoto, FileID: "AgACAgIAAxkBAAIBM2c_x", FileUniqueID: "AQADs_x",
 					MimeType: "image/jpeg", Width: 1280, Height: 960, Size: 105231}}}}},
 		// The size for a vision model: the largest of at most 1280 px, not the 2560 px one…
 		{"photo_large", mynah.Update{ID: 730024, Kind: "message", Chat: birdClub, Users: []mynah.User{anna},
