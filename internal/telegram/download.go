@@ -103,11 +103,7 @@ func (b *Bot) relativeFilePath(p string) (rel string, local bool) {
 // Bot API's own error when the body is its JSON envelope, else the HTTP status.
 func (b *Bot) downloadStatus(resp *http.Response) error {
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		e := &redirectError{status: resp.StatusCode}
-		if loc, err := resp.Location(); err == nil {
-			e.host = loc.Host
-		}
-		return e
+		return redirected(resp)
 	}
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	var env struct {
