@@ -22,8 +22,9 @@ func (b *Bot) React(ctx context.Context, chat mynah.ChatID, id mynah.MessageID, 
 	return nil
 }
 
-// StickerSet returns the stickers of the set called name (getStickerSet), each as media
-// with its file id, emoji and set name.
+// StickerSet returns the stickers of the set called name (getStickerSet), in the set's
+// order, each as media with its file ids, emoji, set name, format (MimeType: image/webp,
+// video/webm or application/x-tgsticker), size in pixels and in bytes.
 func (b *Bot) StickerSet(ctx context.Context, name string) ([]mynah.Media, error) {
 	set, err := b.api.GetStickerSet(ctx, &telego.GetStickerSetParams{Name: name})
 	if err != nil {
@@ -33,9 +34,10 @@ func (b *Bot) StickerSet(ctx context.Context, name string) ([]mynah.Media, error
 		return nil, errors.New("telegram getStickerSet: empty result")
 	}
 	out := make([]mynah.Media, 0, len(set.Stickers))
-	for _, s := range set.Stickers {
-		out = append(out, mynah.Media{Kind: mynah.MediaSticker, FileID: s.FileID, FileUniqueID: s.FileUniqueID,
-			Emoji: s.Emoji, SetName: set.Name, Width: s.Width, Height: s.Height})
+	for i := range set.Stickers {
+		st := sticker(&set.Stickers[i])
+		st.SetName = set.Name
+		out = append(out, st)
 	}
 	return out, nil
 }

@@ -76,6 +76,7 @@ func redactedToken(token string) string {
 type Bot struct {
 	api    *telego.Bot
 	caller ta.Caller
+	hc     *http.Client // the configured client, without redirects; downloads use it
 	apiURL string
 	token  string
 	log    *slog.Logger
@@ -122,7 +123,8 @@ func New(cfg Config) (*Bot, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	caller := redactingCaller{next: httpCaller{client: withoutRedirects(hc)}, token: cfg.Token}
+	hc = withoutRedirects(hc)
+	caller := redactingCaller{next: httpCaller{client: hc}, token: cfg.Token}
 	api, err := telego.NewBot(cfg.Token,
 		telego.WithAPIServer(apiURL),
 		telego.WithAPICaller(caller),
@@ -139,6 +141,7 @@ func New(cfg Config) (*Bot, error) {
 	return &Bot{
 		api:      api,
 		caller:   caller,
+		hc:       hc,
 		apiURL:   apiURL,
 		token:    cfg.Token,
 		log:      log.With("bot", botID),

@@ -39,6 +39,15 @@ func (e *redirectError) Error() string {
 	return fmt.Sprintf("the Bot API server answered %d, a redirect%s, which is not followed: it would carry the bot token there (check the API URL)", e.status, to)
 }
 
+// redirected is the error of a redirect answer.
+func redirected(resp *http.Response) *redirectError {
+	e := &redirectError{status: resp.StatusCode}
+	if loc, err := resp.Location(); err == nil {
+		e.host = loc.Host
+	}
+	return e
+}
+
 // httpCaller is telego's net/http caller (ta.HTTPCaller) for a client that does not
 // follow redirects: it reports a redirect answer as a *redirectError rather than as the
 // JSON it cannot decode.
@@ -69,11 +78,7 @@ func (c httpCaller) Call(ctx context.Context, u string, data *ta.RequestData) (*
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		e := &redirectError{status: resp.StatusCode}
-		if loc, err := resp.Location(); err == nil {
-			e.host = loc.Host
-		}
-		return nil, e
+		return nil, redirected(resp)
 	case resp.StatusCode >= http.StatusInternalServerError:
 		return nil, fmt.Errorf("internal server error: %d", resp.StatusCode)
 	}

@@ -20,7 +20,8 @@ import (
 // parse entities"), mynah.ErrReplyMissing (400 "message to be replied not found"),
 // mynah.ErrBlocked (403: the user blocked the bot, is deactivated or never started it)
 // and mynah.ErrRejected (any other 400: the same request cannot succeed); errors.As finds
-// a *mynah.RetryAfterError for flood control (429).
+// a *mynah.RetryAfterError for flood control (429). getFile's 400 "file is too big" also
+// matches mynah.ErrFileTooBig.
 type Error struct {
 	Code        int    // error_code, equal to the HTTP status: 400, 401, 403, 409, 429, …
 	Description string // as Telegram wrote it, e.g. "Bad Request: chat not found"
@@ -39,6 +40,8 @@ func (e *Error) Is(target error) bool {
 		return e.badMarkup()
 	case mynah.ErrReplyMissing:
 		return e.replyMissing()
+	case mynah.ErrFileTooBig:
+		return e.describes(http.StatusBadRequest, "file is too big")
 	case mynah.ErrBlocked:
 		return e.describes(http.StatusForbidden, "bot was blocked by the user", "user is deactivated", "can't initiate conversation")
 	case mynah.ErrRejected:

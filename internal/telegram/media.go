@@ -1,8 +1,10 @@
 package telegram
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
+	"path"
 	"reflect"
 	"slices"
 	"strconv"
@@ -14,43 +16,50 @@ import (
 )
 
 // media lists m's attachments: the kinds mynah knows in detail, then a placeholder named
-// after the Telegram field for any other content or service payload present.
+// after the Telegram field for any other content or service payload present. A file
+// attachment carries what the describer needs before downloading it: ids, format, name,
+// size in bytes, pixels and seconds.
 func media(m *telego.Message) []mynah.Media {
 	var out []mynah.Media
 	if len(m.Photo) > 0 {
-		p := largest(m.Photo)
+		p := visionSize(m.Photo)
+		// Telegram re-encodes every photo as JPEG.
 		out = append(out, mynah.Media{Kind: mynah.MediaPhoto, FileID: p.FileID, FileUniqueID: p.FileUniqueID,
-			Width: p.Width, Height: p.Height})
+			MimeType: "image/jpeg", Width: p.Width, Height: p.Height, Size: int64(p.FileSize)})
 	}
 	if s := m.Sticker; s != nil {
-		out = append(out, mynah.Media{Kind: mynah.MediaSticker, FileID: s.FileID, FileUniqueID: s.FileUniqueID,
-			MimeType: stickerMime(s), Emoji: s.Emoji, SetName: s.SetName, Width: s.Width, Height: s.Height})
+		out = append(out, sticker(s))
 	}
 	if a := m.Animation; a != nil {
+		// Telegram converts GIFs to silent MP4.
 		out = append(out, mynah.Media{Kind: mynah.MediaAnimation, FileID: a.FileID, FileUniqueID: a.FileUniqueID,
-			MimeType: a.MimeType, FileName: a.FileName, Width: a.Width, Height: a.Height, Duration: a.Duration})
+			MimeType: cmp.Or(a.MimeType, "video/mp4"), FileName: a.FileName, Width: a.Width, Height: a.Height,
+			Duration: a.Duration, Size: a.FileSize})
 	}
 	if v := m.Video; v != nil {
 		out = append(out, mynah.Media{Kind: mynah.MediaVideo, FileID: v.FileID, FileUniqueID: v.FileUniqueID,
-			MimeType: v.MimeType, FileName: v.FileName, Width: v.Width, Height: v.Height, Duration: v.Duration})
+			MimeType: cmp.Or(v.MimeType, fileMime(v.FileName), "video/mp4"), FileName: v.FileName, Width: v.Width,
+			Height: v.Height, Duration: v.Duration, Size: v.FileSize})
 	}
 	if v := m.VideoNote; v != nil {
+		// Round video messages are square MP4 clips; Telegram does not name the format.
 		out = append(out, mynah.Media{Kind: mynah.MediaVideoNote, FileID: v.FileID, FileUniqueID: v.FileUniqueID,
-			Width: v.Length, Height: v.Length, Duration: v.Duration})
+			MimeType: "video/mp4", Width: v.Length, Height: v.Length, Duration: v.Duration, Size: int64(v.FileSize)})
 	}
 	if v := m.Voice; v != nil {
+		// Voice notes recorded in a Telegram app are OGG/Opus.
 		out = append(out, mynah.Media{Kind: mynah.MediaVoice, FileID: v.FileID, FileUniqueID: v.FileUniqueID,
-			MimeType: v.MimeType, Duration: v.Duration})
+			MimeType: cmp.Or(v.MimeType, "audio/ogg"), Duration: v.Duration, Size: v.FileSize})
 	}
 	if a := m.Audio; a != nil {
 		out = append(out, mynah.Media{Kind: mynah.MediaAudio, FileID: a.FileID, FileUniqueID: a.FileUniqueID,
-			MimeType: a.MimeType, FileName: a.FileName, Duration: a.Duration,
-			Description: join(" — ", a.Performer, a.Title)})
+			MimeType: cmp.Or(a.MimeType, fileMime(a.FileName)), FileName: a.FileName, Duration: a.Duration,
+			Size: a.FileSize, Description: join(" — ", a.Performer, a.Title)})
 	}
 	// Telegram repeats an animation as a document for old clients.
 	if d := m.Document; d != nil && m.Animation == nil {
 		out = append(out, mynah.Media{Kind: mynah.MediaDocument, FileID: d.FileID, FileUniqueID: d.FileUniqueID,
-			MimeType: d.MimeType, FileName: d.FileName})
+			MimeType: documentMime(d.MimeType, d.FileName), FileName: d.FileName, Size: d.FileSize})
 	}
 	if v := m.Venue; v != nil {
 		out = append(out, mynah.Media{Kind: "venue", Description: join(", ", v.Title, v.Address)})
@@ -132,16 +141,40 @@ func unknownContent(raw []byte, kind string) []mynah.Media {
 	return out
 }
 
-// largest is the photo size with the most pixels; Telegram lists sizes smallest first, so
-// ties go to the later one.
-func largest(sizes []telego.PhotoSize) telego.PhotoSize {
-	best := sizes[0]
-	for _, s := range sizes[1:] {
-		if s.Width*s.Height >= best.Width*best.Height {
+// visionMaxSide is the longest side of the photo size mynah picks for a vision model.
+// Models scale larger images down before they look (Anthropic to about 1568 px on the
+// long side, OpenAI's detailed mode to 768 px on the short side, Gemini tiles at 768 px),
+// so more pixels only cost download time and tokens; 1280 px is Telegram's own "y" size,
+// sharp enough to read text in a screenshot.
+const visionMaxSide = 1280
+
+// visionSize is the photo size to describe: the largest whose longest side is at most
+// visionMaxSide, else (every size is larger) the smallest, which is the closest to it.
+// Telegram lists sizes smallest first, so among equals the later one wins.
+func visionSize(sizes []telego.PhotoSize) telego.PhotoSize {
+	var best, smallest *telego.PhotoSize
+	for i := range sizes {
+		s := &sizes[i]
+		if smallest == nil || pixels(*s) < pixels(*smallest) {
+			smallest = s
+		}
+		if max(s.Width, s.Height) <= visionMaxSide && (best == nil || pixels(*s) >= pixels(*best)) {
 			best = s
 		}
 	}
-	return best
+	if best == nil {
+		best = smallest
+	}
+	return *best
+}
+
+func pixels(s telego.PhotoSize) int { return s.Width * s.Height }
+
+// sticker maps a sticker; its format follows its flags (see stickerMime).
+func sticker(s *telego.Sticker) mynah.Media {
+	return mynah.Media{Kind: mynah.MediaSticker, FileID: s.FileID, FileUniqueID: s.FileUniqueID,
+		MimeType: stickerMime(s), Emoji: s.Emoji, SetName: s.SetName, Width: s.Width, Height: s.Height,
+		Size: int64(s.FileSize)}
 }
 
 // stickerMime is the format of a sticker's file: TGS (Lottie), WEBM video or WEBP image.
@@ -153,6 +186,85 @@ func stickerMime(s *telego.Sticker) string {
 		return "video/webm"
 	}
 	return "image/webp"
+}
+
+// documentMime is a document's MIME type: the sender's, unless it is missing or the
+// generic application/octet-stream and the file name's extension is one mynah can read.
+func documentMime(sent, name string) string {
+	if sent != "" && sent != "application/octet-stream" {
+		return sent
+	}
+	return cmp.Or(fileMime(name), sent)
+}
+
+// fileMime is the MIME type of a file name's extension from a fixed table of the formats
+// the media describer reads (the system's MIME table differs between machines), or "".
+func fileMime(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	if ext == "" {
+		return ""
+	}
+	switch ext {
+	case ".txt", ".log":
+		return "text/plain"
+	case ".md", ".markdown":
+		return "text/markdown"
+	case ".csv":
+		return "text/csv"
+	case ".tsv":
+		return "text/tab-separated-values"
+	case ".json":
+		return "application/json"
+	case ".yaml", ".yml":
+		return "application/yaml"
+	case ".xml":
+		return "application/xml"
+	case ".html", ".htm":
+		return "text/html"
+	case ".pdf":
+		return "application/pdf"
+	case ".go":
+		return "text/x-go"
+	case ".py":
+		return "text/x-python"
+	case ".js", ".mjs":
+		return "text/javascript"
+	case ".ts":
+		return "text/x-typescript"
+	case ".c", ".h":
+		return "text/x-c"
+	case ".rs":
+		return "text/x-rust"
+	case ".sh":
+		return "text/x-shellscript"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".png":
+		return "image/png"
+	case ".webp":
+		return "image/webp"
+	case ".gif":
+		return "image/gif"
+	case ".mp4":
+		return "video/mp4"
+	case ".webm":
+		return "video/webm"
+	case ".mov":
+		return "video/quicktime"
+	case ".ogg", ".oga", ".opus":
+		return "audio/ogg"
+	case ".mp3":
+		return "audio/mpeg"
+	case ".m4a":
+		return "audio/mp4"
+	case ".wav":
+		return "audio/wav"
+	case ".flac":
+		return "audio/flac"
+	case ".tgs":
+		return "application/x-tgsticker"
+	}
+	return ""
 }
 
 func coord(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -15,13 +15,22 @@
 // Reactions, Commands, Calls, CallbackAnswers, SentMessage.Buttons,
 // Subscribe) and script failures (FailNext, Block).
 //
+// Files are real bytes: AddFile and AddFileSized store content that getFile
+// and /file/bot<token>/<file_path> serve (FileDownloads counts downloads),
+// the With… options attach it to injected messages (WithPhoto, WithSticker,
+// WithVoice, WithVideo, WithVideoNote, WithAnimation, WithAudio,
+// WithDocument; WithMediaGroup makes albums), and AddStickerSetFiles makes
+// sticker sets of real stickers for getStickerSet.
+//
 // Documented deviations from the real service: webhooks may use plain http
 // on loopback hosts and any port there (like the server's local mode) and are
 // delivered one update at a time whatever max_connections says; file URLs
 // given to sendPhoto and friends are not fetched; Markdown and MarkdownV2
 // texts are not parsed (they are kept as sent); inline messages, business
 // connections and flood limits are not emulated (use FailNext for 429s);
-// callback queries never expire (the official server refuses late answers).
+// callback queries never expire (the official server refuses late answers);
+// photos are not re-encoded as JPEG (a photo's sizes are the stored image
+// and nearest-neighbour PNG copies of it) and stickers always say 512×512.
 // Spec methods without an emulation succeed with true when they return only
 // Boolean, and fail with a violation otherwise.
 package telegramtest

@@ -17,6 +17,7 @@ type messageSpec struct {
 	entities     []MessageEntity
 	textMentions []textMention
 	media        func(s *Server, m *Message)
+	mediaGroup   string
 	origin       *MessageOrigin
 }
 
@@ -57,15 +58,20 @@ func TextMention(user User, sub string) MessageOption {
 }
 
 // WithPhoto attaches a photo (a file id from AddFile; "" stores an empty
-// one); the text becomes its caption.
+// one); the text becomes its caption. When the file is a GIF, JPEG or PNG
+// image, the photo comes in several sizes as on Telegram: scaled copies
+// (90, 320, 800, 1280 and 2560 px on the long side, those smaller than the
+// image), each its own downloadable file, then the image itself with its
+// real dimensions. Other content is a single 1280×960 size.
 func WithPhoto(fileID string) MessageOption {
 	return func(m *messageSpec) {
-		m.media = func(s *Server, msg *Message) { msg.Photo = photoSizes(s.fileOrEmpty(fileID, KindPhoto)) }
+		m.media = func(s *Server, msg *Message) { msg.Photo = s.photoSizesLocked(s.fileOrEmpty(fileID, KindPhoto)) }
 	}
 }
 
 // WithSticker attaches a sticker with its emoji and set name; the text
-// should be empty.
+// should be empty. The sticker is animated or a video sticker when the
+// file's content is TGS (gzip) or WEBM (see AddFile).
 func WithSticker(fileID, emoji, setName string) MessageOption {
 	return func(m *messageSpec) {
 		m.media = func(s *Server, msg *Message) {
@@ -74,7 +80,11 @@ func WithSticker(fileID, emoji, setName string) MessageOption {
 	}
 }
 
-// WithDocument attaches a document; the text becomes its caption.
+// WithDocument attaches a document named fileName ("" keeps the file's
+// name); the text becomes its caption. Its mime_type follows the name's
+// extension as a Telegram app sets it (application/pdf, text/plain,
+// text/markdown, text/csv, application/json, text/x-go, …;
+// application/octet-stream when unknown).
 func WithDocument(fileID, fileName string) MessageOption {
 	return func(m *messageSpec) {
 		m.media = func(s *Server, msg *Message) {
@@ -93,6 +103,57 @@ func WithVoice(fileID string, duration int) MessageOption {
 	return func(m *messageSpec) {
 		m.media = func(s *Server, msg *Message) { msg.Voice = voice(s.fileOrEmpty(fileID, KindVoice), duration) }
 	}
+}
+
+// WithVideo attaches a video of duration seconds; the text becomes its
+// caption. Its width and height are the MP4's own, else 1280×720.
+func WithVideo(fileID string, duration int) MessageOption {
+	return func(m *messageSpec) {
+		m.media = func(s *Server, msg *Message) { msg.Video = video(s.fileOrEmpty(fileID, KindVideo), duration) }
+	}
+}
+
+// WithVideoNote attaches a round video message of duration seconds; its
+// side is the MP4's, else 384 px.
+func WithVideoNote(fileID string, duration int) MessageOption {
+	return func(m *messageSpec) {
+		m.media = func(s *Server, msg *Message) {
+			msg.VideoNote = videoNote(s.fileOrEmpty(fileID, KindVideoNote), duration)
+		}
+	}
+}
+
+// WithAnimation attaches an animation (a GIF, which Telegram turns into a
+// silent MP4) with the MP4's size and duration; as on Telegram the message
+// also carries it as its document. The text becomes its caption.
+func WithAnimation(fileID string) MessageOption {
+	return func(m *messageSpec) {
+		m.media = func(s *Server, msg *Message) {
+			f := s.fileOrEmpty(fileID, KindAnimation)
+			msg.Animation = animation(f)
+			a := msg.Animation
+			msg.Document = &Document{FileID: a.FileID, FileUniqueID: a.FileUniqueID, FileName: a.FileName,
+				MimeType: a.MimeType, FileSize: a.FileSize}
+		}
+	}
+}
+
+// WithAudio attaches a music file of duration seconds with a title; the
+// text becomes its caption.
+func WithAudio(fileID string, duration int, title string) MessageOption {
+	return func(m *messageSpec) {
+		m.media = func(s *Server, msg *Message) {
+			msg.Audio = audio(s.fileOrEmpty(fileID, KindAudio), duration, title)
+		}
+	}
+}
+
+// WithMediaGroup makes the message part of the album id (media_group_id):
+// inject each item of an album as its own message with the same id, as
+// Telegram delivers them. They all carry the date of the album's first
+// message.
+func WithMediaGroup(id string) MessageOption {
+	return func(m *messageSpec) { m.mediaGroup = id }
 }
 
 // Forwarded marks the message as forwarded from origin.
@@ -281,7 +342,8 @@ func buildSpec(opts []MessageOption) *messageSpec {
 }
 
 func hasMedia(m Message) bool {
-	return m.Photo != nil || m.Sticker != nil || m.Document != nil || m.Voice != nil
+	return m.Photo != nil || m.Sticker != nil || m.Document != nil || m.Voice != nil || m.Video != nil ||
+		m.VideoNote != nil || m.Animation != nil || m.Audio != nil
 }
 
 func messageEntities(text string, spec *messageSpec) []MessageEntity {
@@ -314,6 +376,14 @@ func (s *Server) userMessageLocked(cs *chatState, from User, text string, spec *
 	}
 	if thread != 0 && (cs.chat.IsForum || cs.chat.Type == ChatPrivate) {
 		msg.MessageThreadID, msg.IsTopicMessage = thread, true
+	}
+	if id := spec.mediaGroup; id != "" {
+		msg.MediaGroupID = id
+		if date, ok := s.groupDates[id]; ok {
+			msg.Date = date
+		} else {
+			s.groupDates[id] = msg.Date
+		}
 	}
 	es := messageEntities(text, spec)
 	if spec.media != nil {

@@ -76,6 +76,8 @@ type Server struct {
 	stickerSets  map[string]*StickerSet // by name; see AddStickerSet
 	filePaths    map[string]*storedFile
 	fileSeq      int
+	downloads    int              // files served from /file/
+	groupDates   map[string]int64 // date of the first message of each media group
 	sent         []*SentMessage
 	actions      []Action
 	drafts       []Draft
@@ -123,6 +125,7 @@ func New(opts Options) *Server {
 		faults:       map[string][]fault{},
 		files:        map[string]*storedFile{},
 		filePaths:    map[string]*storedFile{},
+		groupDates:   map[string]int64{},
 	}
 	s.changed = sync.NewCond(&s.mu)
 	s.AddBot(opts.Token, opts.BotUser)

@@ -16,15 +16,38 @@ type StickerSet struct {
 // msgStickerSetInvalid is Telegram's answer to getStickerSet for a set that does not exist.
 const msgStickerSetInvalid = "STICKERSET_INVALID"
 
-// AddStickerSet creates a regular sticker set called name with one sticker per emoji, in
-// order, each a stored file bots can send by its file_id, and returns the set.
+// AddStickerSet creates a regular sticker set called name with one static sticker per
+// emoji, in order, each a stored file bots can send by its file_id, and returns the set.
+// The stickers' files are placeholders, not images; use AddStickerSetFiles for real ones.
 func (s *Server) AddStickerSet(name, title string, emoji ...string) StickerSet {
+	files := make([]StickerFile, len(emoji))
+	for i, e := range emoji {
+		files[i] = StickerFile{Emoji: e, Data: []byte("RIFF sticker " + e)}
+	}
+	return s.AddStickerSetFiles(name, title, files...)
+}
+
+// StickerFile is the content of one sticker of a set made by
+// AddStickerSetFiles.
+type StickerFile struct {
+	Emoji string
+	// Data is the sticker's file: a WEBP image, a WEBM video or a TGS
+	// (gzipped Lottie) animation.
+	Data []byte
+}
+
+// AddStickerSetFiles creates a regular sticker set called name with the
+// given stickers, in order, each a stored file bots can download and send
+// by its file_id, and returns the set. A sticker's format follows its data
+// (see AddFile): is_animated for gzip, is_video for WEBM, else static. A
+// set added again under the same name replaces the old one.
+func (s *Server) AddStickerSetFiles(name, title string, stickers ...StickerFile) StickerSet {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	set := &StickerSet{Name: name, Title: title, StickerType: "regular"}
-	for _, e := range emoji {
-		f := s.addFileLocked([]byte("RIFF sticker "+e), KindSticker, "")
-		set.Stickers = append(set.Stickers, *sticker(f, e, name))
+	for _, st := range stickers {
+		f := s.addFileLocked(st.Data, KindSticker, "")
+		set.Stickers = append(set.Stickers, *sticker(f, st.Emoji, name))
 	}
 	if s.stickerSets == nil {
 		s.stickerSets = map[string]*StickerSet{}

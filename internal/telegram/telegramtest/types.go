@@ -125,6 +125,51 @@ type Voice struct {
 	FileSize     int    `json:"file_size,omitempty"`
 }
 
+// Video is a video file (Bot API type Video).
+type Video struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+	Duration     int    `json:"duration"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
+// VideoNote is a round video message (Bot API type VideoNote).
+type VideoNote struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Length       int    `json:"length"`
+	Duration     int    `json:"duration"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
+// Animation is a GIF or silent H.264 video (Bot API type Animation).
+type Animation struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+	Duration     int    `json:"duration"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
+// Audio is a music file (Bot API type Audio).
+type Audio struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Duration     int    `json:"duration"`
+	Performer    string `json:"performer,omitempty"`
+	Title        string `json:"title,omitempty"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
 // File is a downloadable file (Bot API type File).
 type File struct {
 	FileID       string `json:"file_id"`
@@ -159,11 +204,16 @@ type Message struct {
 	IsTopicMessage  bool            `json:"is_topic_message,omitempty"`
 	ReplyToMessage  *Message        `json:"reply_to_message,omitempty"`
 	EditDate        int64           `json:"edit_date,omitempty"`
+	MediaGroupID    string          `json:"media_group_id,omitempty"`
 	Text            string          `json:"text,omitempty"`
 	Entities        []MessageEntity `json:"entities,omitempty"`
+	Animation       *Animation      `json:"animation,omitempty"`
+	Audio           *Audio          `json:"audio,omitempty"`
 	Document        *Document       `json:"document,omitempty"`
 	Photo           []PhotoSize     `json:"photo,omitempty"`
 	Sticker         *Sticker        `json:"sticker,omitempty"`
+	Video           *Video          `json:"video,omitempty"`
+	VideoNote       *VideoNote      `json:"video_note,omitempty"`
 	Voice           *Voice          `json:"voice,omitempty"`
 	Caption         string          `json:"caption,omitempty"`
 	CaptionEntities []MessageEntity `json:"caption_entities,omitempty"`

@@ -24,13 +24,13 @@ func (em message) media() []mynah.Media {
 	var md mynah.Media
 	switch {
 	case em.Photo != "":
-		md = mynah.Media{Kind: mynah.MediaPhoto, Width: em.Width, Height: em.Height}
+		md = mynah.Media{Kind: mynah.MediaPhoto, Width: em.Width, Height: em.Height, Size: em.PhotoSize}
 	case em.Media != "":
 		md = mynah.Media{Kind: mediaKind(em.Media), Emoji: em.Emoji, MimeType: em.MimeType, FileName: em.FileName,
-			Width: em.Width, Height: em.Height, Duration: em.Duration}
+			Width: em.Width, Height: em.Height, Duration: em.Duration, Size: em.FileSize}
 	case em.File != "" || em.FileName != "" || em.MimeType != "":
 		// A file without a media_type was sent as a file, even an image.
-		md = mynah.Media{Kind: mynah.MediaDocument, MimeType: em.MimeType, FileName: em.FileName}
+		md = mynah.Media{Kind: mynah.MediaDocument, MimeType: em.MimeType, FileName: em.FileName, Size: em.FileSize}
 	case em.Poll != nil:
 		lines := []string{em.Poll.Question}
 		for _, a := range em.Poll.Answers {

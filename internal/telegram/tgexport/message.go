@@ -13,25 +13,27 @@ import (
 
 // message is one element of an export's "messages".
 type message struct {
-	ID       int64           `json:"id"`
-	Type     string          `json:"type"`
-	Action   string          `json:"action"` // service messages
-	Date     string          `json:"date"`
-	Unix     string          `json:"date_unixtime"`
-	Edited   string          `json:"edited_unixtime"`
-	From     string          `json:"from"`
-	FromID   string          `json:"from_id"`
-	Text     json.RawMessage `json:"text"`
-	ReplyTo  int64           `json:"reply_to_message_id"`
-	Photo    string          `json:"photo"`
-	Media    string          `json:"media_type"`
-	Emoji    string          `json:"sticker_emoji"`
-	File     string          `json:"file"`
-	FileName string          `json:"file_name"`
-	MimeType string          `json:"mime_type"`
-	Width    int             `json:"width"`
-	Height   int             `json:"height"`
-	Duration int             `json:"duration_seconds"`
+	ID        int64           `json:"id"`
+	Type      string          `json:"type"`
+	Action    string          `json:"action"` // service messages
+	Date      string          `json:"date"`
+	Unix      string          `json:"date_unixtime"`
+	Edited    string          `json:"edited_unixtime"`
+	From      string          `json:"from"`
+	FromID    string          `json:"from_id"`
+	Text      json.RawMessage `json:"text"`
+	ReplyTo   int64           `json:"reply_to_message_id"`
+	Photo     string          `json:"photo"`
+	Media     string          `json:"media_type"`
+	Emoji     string          `json:"sticker_emoji"`
+	File      string          `json:"file"`
+	FileName  string          `json:"file_name"`
+	MimeType  string          `json:"mime_type"`
+	FileSize  int64           `json:"file_size"`       // files, in newer exports
+	PhotoSize int64           `json:"photo_file_size"` // photos, in newer exports
+	Width     int             `json:"width"`
+	Height    int             `json:"height"`
+	Duration  int             `json:"duration_seconds"`
 
 	ForwardedFrom   string      `json:"forwarded_from"`
 	ForwardedFromID string      `json:"forwarded_from_id"`
