@@ -7,6 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"io"
 	"net"
 	"os"
@@ -273,7 +278,9 @@ func playInput(emu *telegramtest.Server, line string) (string, []telegramtest.Me
 var playSets = map[string]map[string]string{}
 
 // playSticker returns the file id of the sticker of set with emoji, making it in the
-// emulator (getStickerSet answers for it then) when it is new.
+// emulator (getStickerSet answers for it then) when it is new. Its picture is a square
+// of a colour of its own: the emulator has no real artwork, and curated descriptions
+// (media/*.json, matched by set and emoji) say what a real sticker shows.
 func playSticker(emu *telegramtest.Server, set, emoji string) string {
 	if id, ok := playSets[set][emoji]; ok {
 		return id
@@ -282,12 +289,28 @@ func playSticker(emu *telegramtest.Server, set, emoji string) string {
 	for e := range playSets[set] {
 		emojis = append(emojis, e)
 	}
+	files := make([]telegramtest.StickerFile, len(emojis))
+	for i, e := range emojis {
+		files[i] = telegramtest.StickerFile{Emoji: e, Data: squarePNG(e)}
+	}
 	ids := map[string]string{}
-	for _, st := range emu.AddStickerSet(set, set, emojis...).Stickers {
+	for _, st := range emu.AddStickerSetFiles(set, set, files...).Stickers {
 		ids[st.Emoji] = st.FileID
 	}
 	playSets[set] = ids
 	return ids[emoji]
+}
+
+// squarePNG is a 64×64 PNG of a colour derived from key.
+func squarePNG(key string) []byte {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	sum := h.Sum32()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	draw.Draw(img, img.Bounds(), &image.Uniform{color.RGBA{R: uint8(sum), G: uint8(sum >> 8), B: uint8(sum >> 16), A: 255}}, image.Point{}, draw.Src)
+	var b bytes.Buffer
+	_ = png.Encode(&b, img) // an in-memory RGBA image always encodes
+	return b.Bytes()
 }
 
 // oggSeconds is the length of an Ogg Opus file, read from the granule position of its

@@ -86,7 +86,7 @@ func TestDownloadEachKind(t *testing.T) {
 		{"video", telegramtest.WithVideo(ids["video"], 1), mynah.Media{Kind: mynah.MediaVideo, MimeType: "video/mp4", Width: 64, Height: 64, Duration: 1}},
 		{"note", telegramtest.WithVideoNote(ids["note"], 1), mynah.Media{Kind: mynah.MediaVideoNote, MimeType: "video/mp4", Width: 64, Height: 64, Duration: 1}},
 		{"gif", telegramtest.WithAnimation(ids["gif"]), mynah.Media{Kind: mynah.MediaAnimation, MimeType: "video/mp4", FileName: "file_5.mp4", Width: 64, Height: 64, Duration: 1}},
-		{"audio", telegramtest.WithAudio(ids["audio"], 3, "Dentist"), mynah.Media{Kind: mynah.MediaAudio, MimeType: "audio/ogg", FileName: "file_6.ogg", Duration: 3, Description: "Dentist"}},
+		{"audio", telegramtest.WithAudio(ids["audio"], 3, "Dentist"), mynah.Media{Kind: mynah.MediaAudio, MimeType: "audio/ogg", FileName: "Dentist", Duration: 3}},
 		{"pdf", telegramtest.WithDocument(ids["pdf"], "report.pdf"), mynah.Media{Kind: mynah.MediaDocument, MimeType: "application/pdf", FileName: "report.pdf"}},
 		{"md", telegramtest.WithDocument(ids["md"], "notes.md"), mynah.Media{Kind: mynah.MediaDocument, MimeType: "text/markdown", FileName: "notes.md"}},
 		{"webp", telegramtest.WithSticker(ids["webp"], "🐸", "MrRibbit"), mynah.Media{Kind: mynah.MediaSticker, MimeType: "image/webp", Emoji: "🐸", SetName: "MrRibbit", Width: 512, Height: 512}},

@@ -53,8 +53,10 @@ func media(m *telego.Message) []mynah.Media {
 	}
 	if a := m.Audio; a != nil {
 		out = append(out, mynah.Media{Kind: mynah.MediaAudio, FileID: a.FileID, FileUniqueID: a.FileUniqueID,
-			MimeType: cmp.Or(a.MimeType, fileMime(a.FileName)), FileName: a.FileName, Duration: a.Duration,
-			Size: a.FileSize, Description: join(" — ", a.Performer, a.Title)})
+			// The performer and title name the track better than its file name; the
+			// description is left to the transcriber.
+			MimeType: cmp.Or(a.MimeType, fileMime(a.FileName)), FileName: cmp.Or(join(" — ", a.Performer, a.Title), a.FileName),
+			Duration: a.Duration, Size: a.FileSize})
 	}
 	// Telegram repeats an animation as a document for old clients.
 	if d := m.Document; d != nil && m.Animation == nil {

@@ -103,8 +103,7 @@ func TestNormalize(t *testing.T) {
 		{"audio", mynah.Update{ID: 730028, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
 			Message: &mynah.Message{Chat: annaChat, ID: 30, Sender: anna, Time: at(1763684580),
 				Media: []mynah.Media{{Kind: mynah.MediaAudio, FileID: "CQACAgIAAxkBAAIC", FileUniqueID: "AgADaudio",
-					MimeType: "audio/mpeg", FileName: "dawn.mp3", Duration: 187, Size: 3001234,
-					Description: "Common Myna — Dawn Chorus"}}}}},
+					MimeType: "audio/mpeg", FileName: "Common Myna — Dawn Chorus", Duration: 187, Size: 3001234}}}}},
 		// A generic MIME type gives way to what the name says.
 		{"document", mynah.Update{ID: 730029, Kind: "message", Chat: annaChat, Users: []mynah.User{anna},
 			Message: &mynah.Message{Chat: annaChat, ID: 31, Sender: anna, Time: at(1763684640), Text: "my notes",
