@@ -27,7 +27,9 @@ func TestModel(t *testing.T) {
 		New: func(key, baseURL string, hc *http.Client) (llm.Model, error) {
 			return gemini.New(gemini.Config{APIKey: key, BaseURL: baseURL, HTTPClient: hc})
 		},
-		Key: testKey,
+		Key:    testKey,
+		Images: []string{"image/png", "image/jpeg", "image/webp"},
+		Audio:  []string{"audio/wav", "audio/mpeg", "audio/ogg"},
 		Env: map[string]string{"GEMINI_API_KEY": "env-key", "GOOGLE_API_KEY": "env-key",
 			"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:1/", "GOOGLE_GENAI_USE_VERTEXAI": "true"},
 		TextStop: "stop",

@@ -27,7 +27,9 @@ func TestModel(t *testing.T) {
 		New: func(key, baseURL string, hc *http.Client) (llm.Model, error) {
 			return openai.New(openai.Config{APIKey: key, BaseURL: baseURL, HTTPClient: hc})
 		},
-		Key: testKey,
+		Key:    testKey,
+		Images: []string{"image/png", "image/jpeg", "image/gif", "image/webp"},
+		Audio:  []string{"audio/wav", "audio/mpeg"},
 		Env: map[string]string{"OPENAI_API_KEY": "env-key", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
 			"OPENAI_ORG_ID": "org-env"},
 		EnvHeaders: []string{"OpenAI-Organization"},
