@@ -46,3 +46,25 @@ func TestModel(t *testing.T) {
 		Body:        map[string]string{"systemInstruction.parts": `[{"text":"be brief"}]`},
 	})
 }
+
+func TestTranscriber(t *testing.T) {
+	llmtest.TestTranscriber(t, llmtest.TranscriberCase{
+		Provider: "gemini",
+		Server:   llmtest.NewGemini,
+		New: func(key, baseURL string, hc *http.Client) (llm.Transcriber, error) {
+			return gemini.NewTranscriber(gemini.Config{APIKey: key, BaseURL: baseURL, HTTPClient: hc}, "gemini-2.5-flash")
+		},
+		Model: "gemini-2.5-flash",
+		Key:   testKey,
+		Push:  (*llmtest.Server).Push,
+		Heard: func(s *llmtest.Server) []llmtest.Heard {
+			var out []llmtest.Heard
+			for _, r := range s.Requests() {
+				for _, a := range r.Audio() {
+					out = append(out, llmtest.Heard{Model: r.Model, Audio: a})
+				}
+			}
+			return out
+		},
+	})
+}

@@ -12,7 +12,8 @@ import (
 
 // NewOpenAI starts a fake OpenAI server: Chat Completions (POST /v1/chat/completions,
 // JSON or SSE; user messages may hold image_url parts with data URLs and input_audio
-// parts) and embeddings. Its URL includes /v1, as the SDKs' base URL does.
+// parts), embeddings and audio transcriptions (see TranscribeRequest). Its URL includes
+// /v1, as the SDKs' base URL does.
 func NewOpenAI(t TB) *Server {
 	t.Helper()
 	return newServer(t, openaiDialect{}, "/v1")

@@ -1,6 +1,6 @@
 // Package llmtest provides fake LLM provider servers speaking the providers' real wire
-// formats (OpenAI Chat Completions, Anthropic Messages, Gemini generateContent, with
-// images and audio where the provider takes them), so the
+// formats (OpenAI Chat Completions and audio transcriptions, Anthropic Messages, Gemini
+// generateContent, with images and audio where the provider takes them), so the
 // adapters and anything built on them are tested over real HTTP through the official SDKs.
 //
 // A Server answers each request with the next scripted Reply (Push), or the default reply
@@ -118,7 +118,8 @@ type Server struct {
 	reqs    []Recorded
 	arrived chan struct{} // closed and replaced whenever a request is recorded
 
-	emb embeddings // embeddings endpoint (embed.go)
+	emb embeddings     // embeddings endpoint (embed.go)
+	tr  transcriptions // audio transcriptions endpoint (transcribe.go)
 }
 
 func newServer(t TB, d dialect, suffix string) *Server {
@@ -178,7 +179,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	if serveModels(w, r) || s.serveEmbed(w, r, body) {
+	if serveModels(w, r) || s.serveEmbed(w, r, body) || s.serveTranscribe(w, r, body) {
 		return
 	}
 	rec := Recorded{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -75,6 +76,25 @@ func TestMediaAgainstSpecs(t *testing.T) {
 		detail := strs(t, specAt(t, s, "ChatCompletionRequestMessageContentPartImage.properties.image_url.properties.detail.enum"))
 		if diff := cmp.Diff([]string{"auto", "high", "low"}, detail); diff != "" {
 			t.Errorf("image_url.detail (-fake +spec):\n%s", diff)
+		}
+		req := specAt(t, s, "CreateTranscriptionRequest").(map[string]any)
+		if diff := cmp.Diff(slices.Sorted(slices.Values(transcribeFields)), sorted(req["properties"].(map[string]any))); diff != "" {
+			t.Errorf("transcription fields (-fake +spec):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"file", "model"}, strs(t, req["required"])); diff != "" {
+			t.Errorf("required transcription fields (-fake +spec):\n%s", diff)
+		}
+		desc := specAt(t, req, "properties.file.description").(string)
+		m := regexp.MustCompile(`formats: ([a-z0-9, ]+?)\.`).FindStringSubmatch(desc)
+		if m == nil {
+			t.Fatalf("no list of formats in %q", desc)
+		}
+		spec := strings.Split(strings.ReplaceAll(strings.ReplaceAll(m[1], "or ", ""), " ", ""), ",")
+		if diff := cmp.Diff(transcribeFormats, spec); diff != "" {
+			t.Errorf("transcription formats (-fake +spec):\n%s", diff)
+		}
+		if _, ok := specAt(t, s, "CreateTranscriptionResponseJson.properties").(map[string]any)["text"]; !ok {
+			t.Error("the spec's transcription has no text")
 		}
 	})
 	t.Run("anthropic", func(t *testing.T) {

@@ -44,3 +44,25 @@ func TestModel(t *testing.T) {
 		StreamBody: map[string]string{"stream_options": `{"include_usage":true}`},
 	})
 }
+
+func transcriberCase() llmtest.TranscriberCase {
+	return llmtest.TranscriberCase{
+		Provider: "openai",
+		Server:   llmtest.NewOpenAI,
+		New: func(key, baseURL string, hc *http.Client) (llm.Transcriber, error) {
+			return openai.NewTranscriber(openai.Config{APIKey: key, BaseURL: baseURL, HTTPClient: hc}, "whisper-1")
+		},
+		Model: "whisper-1",
+		Key:   testKey,
+		Push:  (*llmtest.Server).PushTranscripts,
+		Heard: func(s *llmtest.Server) []llmtest.Heard {
+			var out []llmtest.Heard
+			for _, r := range s.TranscribeRequests() {
+				out = append(out, llmtest.Heard{Model: r.Model, Audio: llm.Blob{MIME: r.MIME, Data: r.Audio}})
+			}
+			return out
+		},
+	}
+}
+
+func TestTranscriber(t *testing.T) { llmtest.TestTranscriber(t, transcriberCase()) }
