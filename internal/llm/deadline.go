@@ -60,13 +60,13 @@ type deadlined struct {
 }
 
 func (w *deadlined) Generate(ctx context.Context, req Request) (*Response, error) {
-	return w.call(ctx, false, func(ctx context.Context, _ *progress) (*Response, error) {
+	return within(ctx, w.d, false, func(ctx context.Context, _ *progress) (*Response, error) {
 		return w.m.Generate(ctx, req)
 	})
 }
 
 func (w *deadlined) Stream(ctx context.Context, req Request, onText func(string)) (*Response, error) {
-	return w.call(ctx, true, func(ctx context.Context, p *progress) (*Response, error) {
+	return within(ctx, w.d, true, func(ctx context.Context, p *progress) (*Response, error) {
 		return w.m.Stream(ctx, req, func(s string) {
 			p.answered()
 			if onText != nil {
@@ -76,17 +76,17 @@ func (w *deadlined) Stream(ctx context.Context, req Request, onText func(string)
 	})
 }
 
-// call runs fn under the deadlines: each fires by cancelling fn's context with a cause
+// within runs fn under d: each deadline fires by cancelling fn's context with a cause
 // naming it, which replaces the error fn returns.
-func (w *deadlined) call(ctx context.Context, stream bool, fn func(context.Context, *progress) (*Response, error)) (*Response, error) {
+func within[T any](ctx context.Context, d Deadlines, stream bool, fn func(context.Context, *progress) (T, error)) (T, error) {
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	p := &progress{stream: stream}
-	if d := w.d.Total; d > 0 {
+	if d := d.Total; d > 0 {
 		t := time.AfterFunc(d, func() { cancel(fmt.Errorf("%w: no complete answer within %v", ErrTimeout, d)) })
 		defer t.Stop()
 	}
-	if d := w.d.FirstToken; d > 0 {
+	if d := d.FirstToken; d > 0 {
 		t := time.AfterFunc(d, func() { cancel(fmt.Errorf("%w: no first token within %v", ErrTimeout, d)) })
 		defer t.Stop()
 		p.stop = func() { t.Stop() }
@@ -97,10 +97,11 @@ func (w *deadlined) call(ctx context.Context, stream bool, fn func(context.Conte
 	if err == nil || ctx.Err() != nil {
 		return resp, err
 	}
+	var zero T
 	if cause := context.Cause(callCtx); errors.Is(cause, ErrTimeout) {
-		return nil, &Error{Message: cause.Error(), Err: cause}
+		return zero, &Error{Message: cause.Error(), Err: cause}
 	}
-	return nil, err
+	return zero, err
 }
 
 // progressKey carries a call's *progress to NewTransport's RoundTrip.

@@ -22,27 +22,23 @@ const (
 	ToolRole Role = "tool"
 )
 
-// Part is one piece of a turn: text, a tool call (assistant turns), a tool result (tool
-// turns), or an image or audio (user turns). Exactly one field is set.
+// Part is one piece of a turn: text, an image or audio (user turns only), a tool call
+// (assistant turns) or a tool result (tool turns). Exactly one field is set. Adapters keep
+// the order of a turn's parts, and send media a provider cannot take as a short text
+// placeholder (MediaPlaceholder) instead, so the turn's text always reaches the model.
 type Part struct {
 	Text       string
-	ToolCall   *ToolCall
-	ToolResult *ToolResult
 	Image      *Blob
 	Audio      *Blob
+	ToolCall   *ToolCall
+	ToolResult *ToolResult
 }
 
 // Blob is media bytes sent to a model: an image (image/png, image/jpeg, image/webp,
-// image/gif) or audio (audio/ogg, audio/mpeg, audio/wav, …).
+// image/gif) or audio (audio/ogg, audio/mpeg, audio/wav, ...).
 type Blob struct {
-	MIME string
+	MIME string // the media type, as Telegram reports it; parameters are allowed
 	Data []byte
-}
-
-// Transcriber turns speech into text.
-type Transcriber interface {
-	// Transcribe returns the text spoken in audio. lang is an ISO-639-1 hint or "".
-	Transcribe(ctx context.Context, audio Blob, lang string) (string, error)
 }
 
 // Turn is one message of the conversation sent to the model.

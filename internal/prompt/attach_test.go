@@ -33,8 +33,8 @@ func TestAttachmentsJoinTheirMessageTurn(t *testing.T) {
 	without := in
 	without.Attachments = nil
 	_, compWithout := Build(without)
-	if got := comp.Tokens - compWithout.Tokens; got != 2*ImageTokens {
-		t.Errorf("two images cost %d tokens, want %d", got, 2*ImageTokens)
+	if got := comp.Tokens - compWithout.Tokens; got != 2*llm.ImageTokens {
+		t.Errorf("two images cost %d tokens, want %d", got, 2*llm.ImageTokens)
 	}
 	var images []string
 	for _, turn := range req.Turns {

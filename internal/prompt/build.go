@@ -272,27 +272,14 @@ func turnCost(t llm.Turn, count func(string) int) int {
 	return 4 + partsCost(t.Parts, count) // 4: per-message framing overhead of the chat formats
 }
 
-// Token costs of attachments, which providers count by their own rules: OpenAI bills a
-// detailed image at 85 + 170 per 512-px tile (765 for a 1024×1024 image), Anthropic about
-// (width×height)/750 (~1,600 at most), Gemini 258 per image up to 384 px and 258 per
-// 768-px tile above. 765 is what a typical photo costs on the first two; audio is
-// counted at a minute's worth (Gemini bills 32 tokens a second).
-const (
-	ImageTokens = 765
-	AudioTokens = 1920
-)
-
 func partsCost(parts []llm.Part, count func(string) int) int {
 	n := 0
 	for _, p := range parts {
-		switch {
-		case p.Image != nil:
-			n += ImageTokens
-		case p.Audio != nil:
-			n += AudioTokens
-		default:
-			n += count(p.Text)
+		if p.Image != nil || p.Audio != nil {
+			n += llm.MediaTokens(p) // providers count media by their own rules
+			continue
 		}
+		n += count(p.Text)
 	}
 	return n
 }

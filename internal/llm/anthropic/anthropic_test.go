@@ -27,7 +27,9 @@ func TestModel(t *testing.T) {
 		New: func(key, baseURL string, hc *http.Client) (llm.Model, error) {
 			return anthropic.New(anthropic.Config{APIKey: key, BaseURL: baseURL, HTTPClient: hc})
 		},
-		Key: testKey,
+		Key:    testKey,
+		Images: []string{"image/png", "image/jpeg", "image/gif", "image/webp"},
+		// The Messages API takes no audio: Audio is empty.
 		Env: map[string]string{"ANTHROPIC_API_KEY": "env-key", "ANTHROPIC_BASE_URL": "http://127.0.0.1:1/",
 			"ANTHROPIC_CUSTOM_HEADERS": "X-Leak: yes"},
 		EnvHeaders: []string{"X-Leak"},

@@ -19,7 +19,8 @@ const provider = "anthropic"
 
 // params translates req. Tool results travel in user turns; consecutive turns of the
 // same wire role are merged, because the API wants user and assistant to alternate, and
-// inside a user turn tool results come first, as the API requires.
+// inside a user turn tool results come first, as the API requires; text and media keep
+// their order (see mediaBlock).
 func (m *Model) params(req llm.Request) (anthropic.MessageNewParams, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
@@ -60,6 +61,11 @@ func (m *Model) params(req llm.Request) (anthropic.MessageNewParams, error) {
 					b.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: r.Content}}}
 				}
 				blocks = append(blocks, anthropic.ContentBlockParamUnion{OfToolResult: &b})
+			case part.Image != nil || part.Audio != nil:
+				if t.Role != llm.User {
+					return p, fmt.Errorf("anthropic: media in a %s turn", t.Role)
+				}
+				blocks = append(blocks, mediaBlock(part))
 			case part.Text != "": // the API rejects empty text blocks
 				blocks = append(blocks, anthropic.NewTextBlock(part.Text))
 			}

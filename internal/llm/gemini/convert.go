@@ -13,7 +13,8 @@ import (
 // params translates req. The system instruction goes to systemInstruction (Gemini has
 // no system role); assistant turns become role "model" and tool results user turns of
 // functionResponse parts ({"output": …} or {"error": …}); consecutive turns of the same
-// wire role are merged. Tool calls are echoed with their thoughtSignature.
+// wire role are merged. Tool calls are echoed with their thoughtSignature; images and
+// audio travel inline, in their order among the text (see mediaPart).
 func (m *Model) params(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
 	config := &genai.GenerateContentConfig{}
 	if sys := llm.SystemText(req); sys != "" {
@@ -90,6 +91,11 @@ func (m *Model) params(req llm.Request) ([]*genai.Content, *genai.GenerateConten
 				}
 				parts = append(parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{
 					ID: r.CallID, Name: name, Response: map[string]any{key: r.Content}}})
+			case p.Image != nil || p.Audio != nil:
+				if t.Role != llm.User {
+					return nil, nil, fmt.Errorf("gemini: media in a %s turn", t.Role)
+				}
+				parts = append(parts, mediaPart(p))
 			case p.Text != "":
 				parts = append(parts, &genai.Part{Text: p.Text})
 			}

@@ -27,7 +27,9 @@ func TestModel(t *testing.T) {
 		New: func(key, baseURL string, hc *http.Client) (llm.Model, error) {
 			return gemini.New(gemini.Config{APIKey: key, BaseURL: baseURL, HTTPClient: hc})
 		},
-		Key: testKey,
+		Key:    testKey,
+		Images: []string{"image/png", "image/jpeg", "image/webp"},
+		Audio:  []string{"audio/wav", "audio/mpeg", "audio/ogg"},
 		Env: map[string]string{"GEMINI_API_KEY": "env-key", "GOOGLE_API_KEY": "env-key",
 			"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:1/", "GOOGLE_GENAI_USE_VERTEXAI": "true"},
 		TextStop: "stop",
@@ -42,5 +44,27 @@ func TestModel(t *testing.T) {
 		Tool:        "tools.0.functionDeclarations.0",
 		ToolSchema:  "parametersJsonSchema",
 		Body:        map[string]string{"systemInstruction.parts": `[{"text":"be brief"}]`},
+	})
+}
+
+func TestTranscriber(t *testing.T) {
+	llmtest.TestTranscriber(t, llmtest.TranscriberCase{
+		Provider: "gemini",
+		Server:   llmtest.NewGemini,
+		New: func(key, baseURL string, hc *http.Client) (llm.Transcriber, error) {
+			return gemini.NewTranscriber(gemini.Config{APIKey: key, BaseURL: baseURL, HTTPClient: hc}, "gemini-2.5-flash")
+		},
+		Model: "gemini-2.5-flash",
+		Key:   testKey,
+		Push:  (*llmtest.Server).Push,
+		Heard: func(s *llmtest.Server) []llmtest.Heard {
+			var out []llmtest.Heard
+			for _, r := range s.Requests() {
+				for _, a := range r.Audio() {
+					out = append(out, llmtest.Heard{Model: r.Model, Audio: a})
+				}
+			}
+			return out
+		},
 	})
 }

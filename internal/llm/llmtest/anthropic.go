@@ -11,7 +11,8 @@ import (
 
 // NewAnthropic starts a fake Anthropic Messages server (POST /v1/messages, JSON or SSE).
 // Its URL is the host root, as the SDK's base URL is. Requests must carry x-api-key and
-// anthropic-version, and messages must alternate user/assistant.
+// anthropic-version, and messages must alternate user/assistant; user messages may hold
+// base64 image blocks.
 func NewAnthropic(t TB) *Server {
 	t.Helper()
 	return newServer(t, anthropicDialect{}, "")
@@ -20,14 +21,21 @@ func NewAnthropic(t TB) *Server {
 type anthropicDialect struct{}
 
 type anthropicBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
+	Type      string           `json:"type"`
+	Text      string           `json:"text"`
+	ID        string           `json:"id"`
+	Name      string           `json:"name"`
+	Input     json.RawMessage  `json:"input"`
+	ToolUseID string           `json:"tool_use_id"`
+	Content   json.RawMessage  `json:"content"`
+	IsError   bool             `json:"is_error"`
+	Source    *anthropicSource `json:"source"`
+}
+
+type anthropicSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
 }
 
 type anthropicRequest struct {
@@ -117,6 +125,12 @@ func anthropicPart(role string, b anthropicBlock) (llm.Part, string) {
 	switch b.Type {
 	case "text":
 		return llm.Part{Text: b.Text}, ""
+	case "image":
+		if role != "user" {
+			return llm.Part{}, "image blocks need role user"
+		}
+		b, problem := anthropicImage(b.Source)
+		return llm.Part{Image: b}, problem
 	case "tool_use":
 		var input map[string]any
 		if role != "assistant" || b.ID == "" || b.Name == "" || json.Unmarshal(b.Input, &input) != nil || input == nil {

@@ -12,7 +12,8 @@ import (
 )
 
 // NewGemini starts a fake Gemini API server: POST /v1beta/models/{model}:generateContent
-// (JSON) and :streamGenerateContent?alt=sse (SSE). Its URL is the host root, as genai's
+// (JSON) and :streamGenerateContent?alt=sse (SSE), whose parts may hold images and audio
+// as inlineData. Its URL is the host root, as genai's
 // HTTPOptions.BaseURL is. Requests authenticate with x-goog-api-key or ?key=. Reply
 // tool calls without a Signature get a made-up thoughtSignature on the first call, as
 // Gemini 3 does.
@@ -33,6 +34,14 @@ type geminiPart struct {
 	RespS      *geminiCall `json:"function_response"`
 	Signature  []byte      `json:"thoughtSignature"`
 	SignatureS []byte      `json:"thought_signature"`
+	Inline     *geminiBlob `json:"inlineData"`
+	InlineS    *geminiBlob `json:"inline_data"`
+}
+
+type geminiBlob struct {
+	MimeType  string `json:"mimeType"`
+	MimeTypeS string `json:"mime_type"`
+	Data      []byte `json:"data"` // base64 on the wire
 }
 
 type geminiCall struct {
@@ -154,10 +163,13 @@ func geminiNeutral(role string, p geminiPart) (llm.Part, string) {
 		}
 		return llm.Part{ToolResult: r}, ""
 	}
+	if b := cmpOr(p.Inline, p.InlineS); b != nil {
+		return geminiInline(b)
+	}
 	if p.Text != nil {
 		return llm.Part{Text: *p.Text}, ""
 	}
-	return llm.Part{}, "part has no text, functionCall or functionResponse"
+	return llm.Part{}, "part has no text, inlineData, functionCall or functionResponse"
 }
 
 var geminiStatus = map[int]string{400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",

@@ -43,6 +43,10 @@ type ModelCase struct {
 	// Signatures says tool calls carry a signature (Gemini's thoughtSignature) that the
 	// adapter returns and echoes back.
 	Signatures bool
+	// Images and Audio list the media types the adapter sends as media, as the fake
+	// records them; media of other types must arrive as llm.MediaPlaceholder text.
+	Images []string
+	Audio  []string
 
 	// Places in the JSON request body, as dot-separated keys and array indexes.
 	MaxTokens        string // the output token limit
@@ -57,7 +61,8 @@ type ModelCase struct {
 
 // TestModel checks that c's adapter keeps the llm.Model contract, each call both
 // generated and streamed: construction errors; text answers with their usage and the
-// wire shape of their requests (system text, roles, max tokens); tool calls, parallel
+// wire shape of their requests (system text, roles, max tokens); images and audio in
+// user turns, in order among the text, or their placeholders; tool calls, parallel
 // ones and a tool round trip with the tools' wire shape; provider errors as classified
 // *llm.Error values without the key; broken 200 answers (an HTML page, a stream that
 // is empty, not one or cut off) as retryable errors; recovery under llm.WithRetry;
@@ -76,6 +81,7 @@ func TestModel(t *testing.T, c ModelCase) {
 			}
 		})
 		t.Run("DefaultMaxTokens/"+mode, func(t *testing.T) { c.testDefaultMaxTokens(t, stream) })
+		t.Run("Media/"+mode, func(t *testing.T) { c.testMedia(t, stream) })
 		// Tool calls come alone and after text.
 		for _, tt := range []struct{ name, text string }{{"alone", ""}, {"after text", "Let me look."}} {
 			t.Run("ToolRoundTrip/"+mode+"/"+tt.name, func(t *testing.T) { c.testToolRoundTrip(t, stream, tt.text) })
@@ -207,6 +213,9 @@ func (c ModelCase) wire(turns []llm.Turn) []llm.Turn {
 		}
 		var parts []llm.Part
 		for _, p := range t.Parts {
+			if p.Image != nil || p.Audio != nil {
+				p = c.wireMedia(p)
+			}
 			if p.ToolResult != nil {
 				r := *p.ToolResult
 				r.Name = ""

@@ -10,8 +10,10 @@ import (
 	"github.com/mynah-ai/mynah/internal/llm"
 )
 
-// NewOpenAI starts a fake OpenAI Chat Completions server (POST /v1/chat/completions,
-// JSON or SSE). Its URL includes /v1, as the SDKs' base URL does.
+// NewOpenAI starts a fake OpenAI server: Chat Completions (POST /v1/chat/completions,
+// JSON or SSE; user messages may hold image_url parts with data URLs and input_audio
+// parts), embeddings and audio transcriptions (see TranscribeRequest). Its URL includes
+// /v1, as the SDKs' base URL does.
 func NewOpenAI(t TB) *Server {
 	t.Helper()
 	return newServer(t, openaiDialect{}, "/v1")
@@ -74,6 +76,14 @@ func (openaiDialect) parse(r *http.Request, body []byte, rec *Recorded) (string,
 		return "stream_options is only allowed when stream is true", 0
 	}
 	for i, m := range req.Messages {
+		if m.Role == "user" {
+			parts, problem := openaiUserParts(m.Content)
+			if problem != "" {
+				return fmt.Sprintf("messages[%d].content%s", i, problem), 0
+			}
+			rec.Turns = append(rec.Turns, llm.Turn{Role: llm.User, Parts: parts})
+			continue
+		}
 		text, ok := textOf(m.Content)
 		if !ok {
 			return fmt.Sprintf("messages[%d].content: want a string or text parts", i), 0
@@ -84,8 +94,6 @@ func (openaiDialect) parse(r *http.Request, body []byte, rec *Recorded) (string,
 				rec.System += "\n\n"
 			}
 			rec.System += text
-		case "user":
-			rec.Turns = append(rec.Turns, llm.Text(llm.User, text))
 		case "assistant":
 			turn := llm.Turn{Role: llm.Assistant}
 			if text != "" {

@@ -1,11 +1,13 @@
 // Package llmtest provides fake LLM provider servers speaking the providers' real wire
-// formats (OpenAI Chat Completions, Anthropic Messages, Gemini generateContent), so the
+// formats (OpenAI Chat Completions and audio transcriptions, Anthropic Messages, Gemini
+// generateContent, with images and audio where the provider takes them), so the
 // adapters and anything built on them are tested over real HTTP through the official SDKs.
 //
 // A Server answers each request with the next scripted Reply (Push), or the default reply
-// when the queue is empty. It records every request and reports malformed ones (missing
-// fields the provider requires) to its TB, answering them with a 400 in the provider's
-// error envelope.
+// when the queue is empty. It records every request, media decoded back to their type and
+// bytes, and reports malformed ones (missing fields the provider requires, values its
+// spec does not allow) to its TB, answering them with a 400 in the provider's error
+// envelope.
 package llmtest
 
 import (
@@ -84,7 +86,7 @@ func (r Recorded) LastUserText() string {
 			continue
 		}
 		for j := len(r.Turns[i].Parts) - 1; j >= 0; j-- {
-			if p := r.Turns[i].Parts[j]; p.ToolCall == nil && p.ToolResult == nil {
+			if p := r.Turns[i].Parts[j]; p.ToolCall == nil && p.ToolResult == nil && p.Image == nil && p.Audio == nil {
 				return p.Text
 			}
 		}
@@ -116,7 +118,8 @@ type Server struct {
 	reqs    []Recorded
 	arrived chan struct{} // closed and replaced whenever a request is recorded
 
-	emb embeddings // embeddings endpoint (embed.go)
+	emb embeddings     // embeddings endpoint (embed.go)
+	tr  transcriptions // audio transcriptions endpoint (transcribe.go)
 }
 
 func newServer(t TB, d dialect, suffix string) *Server {
@@ -176,7 +179,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	if serveModels(w, r) || s.serveEmbed(w, r, body) {
+	if serveModels(w, r) || s.serveEmbed(w, r, body) || s.serveTranscribe(w, r, body) {
 		return
 	}
 	rec := Recorded{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}
@@ -209,14 +212,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.d.writeError(w, status, "", problem)
 		return
 	}
-	if reply.Delay > 0 {
-		t := time.NewTimer(reply.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			return
-		}
+	if !wait(r.Context(), reply.Delay) {
+		return
 	}
 	if reply.Status != 0 {
 		msg := reply.Message
@@ -345,6 +342,9 @@ func textOf(raw json.RawMessage) (string, bool) {
 	}
 	var b strings.Builder
 	for _, p := range parts {
+		if p.Type != "text" {
+			return "", false
+		}
 		b.WriteString(p.Text)
 	}
 	return b.String(), true
@@ -354,10 +354,19 @@ func textOf(raw json.RawMessage) (string, bool) {
 // time the way a real model's does. It reports false when the request was cancelled
 // meanwhile: the stream ends there.
 func pace(ctx context.Context, reply Reply, i int) bool {
-	if i == 0 || reply.ChunkDelay <= 0 {
+	if i == 0 {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(reply.ChunkDelay)
+	return wait(ctx, reply.ChunkDelay)
+}
+
+// wait waits d (a reply's Delay) and reports false when the request was cancelled
+// meanwhile: it gets no answer.
+func wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:

@@ -20,6 +20,8 @@ const provider = "openai"
 
 // params translates req: the system message first, then the turns; tool results become
 // role "tool" messages (an error result is prefixed "error: ", the API having no flag).
+// A user turn's text parts become one string, joined by newlines, unless the turn holds
+// media: then its parts become content parts in their order (see mediaPart).
 func (m *Model) params(req llm.Request) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(req.Model)}
 	if sys := llm.SystemText(req); sys != "" {
@@ -28,8 +30,16 @@ func (m *Model) params(req llm.Request) (openai.ChatCompletionNewParams, error) 
 	for _, t := range req.Turns {
 		var text []string
 		var calls []openai.ChatCompletionMessageToolCallUnionParam
+		var content []openai.ChatCompletionContentPartUnionParam // text and media in order
+		media := false
 		for _, part := range t.Parts {
 			switch {
+			case part.Image != nil || part.Audio != nil:
+				if t.Role != llm.User {
+					return p, fmt.Errorf("openai: media in a %s turn", t.Role)
+				}
+				media = true
+				content = append(content, mediaPart(part))
 			case part.ToolResult != nil:
 				content := part.ToolResult.Content
 				if part.ToolResult.IsError {
@@ -49,6 +59,7 @@ func (m *Model) params(req llm.Request) (openai.ChatCompletionNewParams, error) 
 					}})
 			case part.Text != "":
 				text = append(text, part.Text)
+				content = append(content, openai.TextContentPart(part.Text))
 			}
 		}
 		joined := strings.Join(text, "\n")
@@ -62,6 +73,8 @@ func (m *Model) params(req llm.Request) (openai.ChatCompletionNewParams, error) 
 			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case len(calls) > 0:
 			return p, fmt.Errorf("openai: tool calls in a %s turn", t.Role)
+		case media:
+			p.Messages = append(p.Messages, openai.UserMessage(content))
 		case joined != "":
 			p.Messages = append(p.Messages, openai.UserMessage(joined))
 		}

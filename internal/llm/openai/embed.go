@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/mynah-ai/mynah/internal/llm"
 )
@@ -19,17 +18,8 @@ func (m *Model) Embed(ctx context.Context, model string, texts []string) ([][]fl
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	hc := m.cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
 	// Building the service only stores options: no I/O, cheap beside the call.
-	svc := openai.NewEmbeddingService(
-		option.WithBaseURL(m.cfg.BaseURL),
-		option.WithAPIKey(m.cfg.APIKey),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0),
-	)
+	svc := openai.NewEmbeddingService(m.options()...)
 	resp, err := svc.New(ctx, openai.EmbeddingNewParams{
 		Model:          openai.EmbeddingModel(model),
 		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},

@@ -45,15 +45,22 @@ func New(cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.BaseURL = u.String()
+	cfg.BaseURL, cfg.HTTPClient = u.String(), hc
+	m := &Model{cfg: cfg, custom: u.Host != "api.openai.com"}
 	// NewChatCompletionService, unlike NewClient, does not read the environment.
-	svc := openai.NewChatCompletionService(
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(hc),
+	m.svc = openai.NewChatCompletionService(m.options()...)
+	return m, nil
+}
+
+// options are the SDK options of every service m uses: building a service with them
+// only stores them, no I/O.
+func (m *Model) options() []option.RequestOption {
+	return []option.RequestOption{
+		option.WithBaseURL(m.cfg.BaseURL),
+		option.WithAPIKey(m.cfg.APIKey),
+		option.WithHTTPClient(m.cfg.HTTPClient),
 		option.WithMaxRetries(0),
-	)
-	return &Model{svc: svc, cfg: cfg, custom: u.Host != "api.openai.com"}, nil
+	}
 }
 
 // Generate sends req as one Chat Completions call. Provider failures are *llm.Error.
