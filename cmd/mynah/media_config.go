@@ -93,8 +93,8 @@ func mediaRefs(cfg *config, a *agentConfig, opts loadOptions) (describer modelRe
 		if err != nil {
 			return
 		}
-		kind := transcriber.Provider.Kind
-		if kind != "openai" && kind != "gemini" {
+		if k, _ := kindOf(transcriber.Provider.Kind); k.NewTranscriber == nil {
+			kind := transcriber.Provider.Kind
 			return describer, transcriber, false, &configError{a.File, "media.transcribe",
 				fmt.Sprintf("provider %q (%s) cannot transcribe: use an openai (or OpenAI-compatible, e.g. a local whisper server) or gemini provider, or off", transcriber.Name, kind)}
 		}

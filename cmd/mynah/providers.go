@@ -31,6 +31,8 @@ type providerKind struct {
 	NewModel func(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error)
 	// NewEmbedder builds the client of its embeddings API; nil: the provider has none.
 	NewEmbedder func(p providerConfig, hc *http.Client) (llm.Embedder, error)
+	// NewTranscriber builds its speech-to-text client for model; nil: it has none.
+	NewTranscriber func(p providerConfig, model string, hc *http.Client) (llm.Transcriber, error)
 	// Probe is a request that costs nothing and needs the key (listing the models), so
 	// serve can tell at start whether the provider accepts the key.
 	Probe keyProbe
@@ -53,6 +55,9 @@ var providerKinds = []providerKind{
 		NewEmbedder: func(p providerConfig, hc *http.Client) (llm.Embedder, error) {
 			return openai.New(openai.Config{APIKey: keyOrPlaceholder(p), BaseURL: p.BaseURL, HTTPClient: hc})
 		},
+		NewTranscriber: func(p providerConfig, model string, hc *http.Client) (llm.Transcriber, error) {
+			return openai.NewTranscriber(openai.Config{APIKey: keyOrPlaceholder(p), BaseURL: p.BaseURL, HTTPClient: hc}, model)
+		},
 		Probe: keyProbe{Base: openai.DefaultBaseURL, Path: "models", Header: "Authorization", Prefix: "Bearer "},
 	},
 	{
@@ -69,6 +74,9 @@ var providerKinds = []providerKind{
 		},
 		NewEmbedder: func(p providerConfig, hc *http.Client) (llm.Embedder, error) {
 			return gemini.New(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc})
+		},
+		NewTranscriber: func(p providerConfig, model string, hc *http.Client) (llm.Transcriber, error) {
+			return gemini.NewTranscriber(gemini.Config{APIKey: string(p.APIKey), BaseURL: p.BaseURL, HTTPClient: hc}, model)
 		},
 		Probe: keyProbe{Base: gemini.DefaultBaseURL, Path: "v1beta/models", Header: "x-goog-api-key"},
 	},
