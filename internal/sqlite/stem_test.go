@@ -19,28 +19,7 @@ import (
 func TestStemmingMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "mynah.db")
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if m.version >= 15 {
-			break
-		}
-		if _, err := raw.ExecContext(ctx, m.sql); err != nil {
-			t.Fatalf("migration %d: %v", m.version, err)
-		}
-		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	raw := openBefore(t, path, 15)
 	texts := []string{"Оля купила машину", "Ми жили у Львові", "an ordinary English line about cars"}
 	for _, q := range []string{
 		`INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at) VALUES ('a', -100, 'supergroup', 'g', '', 0, 0)`,
@@ -120,4 +99,41 @@ func runIndexerOnce(t *testing.T, db *DB, log *slog.Logger) {
 	if n, err := db.IndexPending(t.Context()); err != nil || n != 0 {
 		t.Fatalf("after the catch-up %d messages were waiting (%v)", n, err)
 	}
+}
+
+// BenchmarkIndexPendingCyrillic is BenchmarkIndexPending with Russian and Ukrainian text:
+// what stemming adds to indexing a message.
+func BenchmarkIndexPendingCyrillic(b *testing.B) {
+	benchIndexPending(b, []mynah.User{{ID: 1, FirstName: "Оля"}, {ID: 2, FirstName: "Дима"}},
+		"обычное сообщение %d из болтовни в группе о планах на выходные",
+		"звичайне повідомлення %d з балачок у групі про плани на вихідні")
+}
+
+// openBefore opens a database file at path with the migrations before version applied,
+// as an older mynah left it, without the store.
+func openBefore(t *testing.T, path string, version int) *sql.DB {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.ExecContext(t.Context(), `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.version >= version {
+			break
+		}
+		if _, err := raw.ExecContext(t.Context(), m.sql); err != nil {
+			t.Fatalf("migration %d: %v", m.version, err)
+		}
+		if _, err := raw.ExecContext(t.Context(), `INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.version, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return raw
 }
