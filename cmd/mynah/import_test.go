@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -169,5 +170,49 @@ func TestImportExportContent(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("context show:\n%s", out)
+	}
+}
+
+// TestSearchUkrainianRussianForms: after `mynah import` of a Ukrainian and Russian chat,
+// `mynah memory search` finds a word in its other forms, each word stemmed by its own
+// language, with ё and the apostrophes folded (issue 17).
+func TestSearchUkrainianRussianForms(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	path := filepath.Join(t.TempDir(), "chat.jsonl")
+	var b strings.Builder
+	for i, text := range []string{
+		"Оля нарешті купила машину",
+		"Ми два роки жили у Львові",
+		"Завтра веду сина до лікаря",
+		"Поїдемо туди потягом, так дешевше",
+		"Я родилась в Киеве, а живу в Харькове",
+		"Поставили елку в офисе",
+		"Памʼятаєш ту кав'ярню на Подолі?",
+	} {
+		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-01T18:30:00Z", "sender_id": 1001, "sender_name": "Оля", "text": %q}`+"\n", i+1, text)
+	}
+	write(t, path, b.String())
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
+	for query, want := range map[string]string{
+		"машина":      "купила машину",
+		"Львів":       "у Львові",
+		"лікар":       "до лікаря",
+		"потяг":       "потягом",
+		"Киев":        "в Киеве",
+		"ёлка":        "елку",
+		"пам'ятаєте":  "Памʼятаєш",
+		"кав’ярні":    "кав'ярню",
+		"жить в Киев": "в Киеве",
+	} {
+		out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--query", query, "--json")
+		var items []struct {
+			Snippet string `json:"snippet"`
+		}
+		if err := json.Unmarshal([]byte(out), &items); err != nil {
+			t.Fatalf("memory search --json: %v\n%s", err, out)
+		}
+		if len(items) == 0 || !strings.Contains(items[0].Snippet, want) {
+			t.Errorf("memory search %q found %+v, want first the message with %q", query, items, want)
+		}
 	}
 }

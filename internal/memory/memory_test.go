@@ -27,6 +27,7 @@ func TestTerms(t *testing.T) {
 		{"Когда мы обсуждали новую книгу?", []string{"обсуждали", "новую", "книгу"}},
 		{"the and of is", nil},
 		{"Café café CAFÉ 2024 7 x", []string{"café", "2024", "7"}},
+		{"Пам'ятаєш пам’ять і памʼять? rock'n'roll 'квіти'", []string{"пам'ятаєш", "пам’ять", "памʼять", "rock", "roll", "квіти"}},
 	} {
 		if got := Terms(c.in, stop); !cmp.Equal(got, c.want, cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })) {
 			t.Errorf("Terms(%q) = %q, want %q", c.in, got, c.want)

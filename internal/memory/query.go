@@ -3,16 +3,19 @@ package memory
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/mynah-ai/mynah/internal/stem"
 )
 
 // Terms splits text into the words a keyword search looks for: lower case, split at every
 // rune that is not a letter, digit or combining mark (as SQLite's unicode61 tokenizer
-// splits), without stop words, one-letter words or repeats, in their first order. The
-// backend stems and folds diacritics itself; terms go to it as plain words.
+// splits), without stop words, one-letter words or repeats, in their first order. An
+// apostrophe between two Cyrillic letters stays in its word (Ukrainian пам'ять is one
+// word). The backend stems and folds the words itself (for Russian and Ukrainian with
+// internal/stem); terms go to it as plain words.
 func Terms(text string, stop map[string]bool) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
-	})
+	words := splitWords(strings.ToLower(text))
 	seen := make(map[string]bool, len(words))
 	out := words[:0]
 	for _, w := range words {
@@ -23,4 +26,35 @@ func Terms(text string, stop map[string]bool) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// splitWords splits text into its words (see Terms).
+func splitWords(text string) []string {
+	var out []string
+	start := -1
+	prev := rune(0)
+	for i, r := range text {
+		switch {
+		case stem.IsWordRune(r):
+			if start < 0 {
+				start = i
+			}
+		case start >= 0 && stem.IsApostrophe(r) && unicode.Is(unicode.Cyrillic, prev) && cyrillicAt(text, i+utf8.RuneLen(r)):
+			// inside a Cyrillic word
+		case start >= 0:
+			out = append(out, text[start:i])
+			start = -1
+		}
+		prev = r
+	}
+	if start >= 0 {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+// cyrillicAt reports whether a Cyrillic letter starts text at i.
+func cyrillicAt(text string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return unicode.Is(unicode.Cyrillic, r)
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/stem"
 )
 
 // Kind is what a search result is. Messages and notes (WithNotes) are searched today;
@@ -203,7 +204,8 @@ func (s *Searcher) keyword(ctx context.Context, q Query, terms []string) ([]*can
 }
 
 // Snippet returns text, or when longer than limit runes, the window of text around the
-// first of terms it contains, marked with ellipses where cut.
+// first of terms it contains (or of a term's stem: «машину» for the term «машина»),
+// marked with ellipses where cut.
 func Snippet(text string, terms []string, limit int) string {
 	text = strings.Join(strings.Fields(text), " ")
 	if utf8.RuneCountInString(text) <= limit {
@@ -212,8 +214,10 @@ func Snippet(text string, terms []string, limit int) string {
 	lower := strings.ToLower(text)
 	at := -1
 	for _, t := range terms {
-		if i := strings.Index(lower, t); i >= 0 && (at < 0 || i < at) {
-			at = i
+		for _, form := range append([]string{t}, stem.Query(t)...) {
+			if i := strings.Index(lower, form); i >= 0 && (at < 0 || i < at) {
+				at = i
+			}
 		}
 	}
 	runes := []rune(text)

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -75,28 +74,7 @@ func BenchmarkAddFact(b *testing.B) {
 func TestScopesMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "mynah.db")
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if m.version >= 13 {
-			break
-		}
-		if _, err := raw.ExecContext(ctx, m.sql); err != nil {
-			t.Fatalf("migration %d: %v", m.version, err)
-		}
-		if _, err := raw.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 0)`, m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	raw := openBefore(t, path, 13)
 	for _, q := range []string{
 		`INSERT INTO facts (agent, user_id, text, norm, chat_id, message_id, created) VALUES ('a', 42, 'diagnosed with asthma', 'diagnosed with asthma', -100, 5, 0)`,
 		`INSERT INTO note_files (agent, kind, path, hash, size, mtime) VALUES ('a', 'episodic', 'door.md', 'h', 1, 0)`,

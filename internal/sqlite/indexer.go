@@ -134,8 +134,12 @@ func (db *DB) indexBatch(ctx context.Context) (int, error) {
 
 // RunIndexer indexes new messages every second until ctx is done, then returns nil, so
 // that a search rarely has more than a second's messages to catch up on. Failures are
-// logged and retried on the next tick.
+// logged and retried on the next tick. It first indexes what waits, logging its progress
+// when that is much (see catchUp).
 func (db *DB) RunIndexer(ctx context.Context, log *slog.Logger) error {
+	if err := db.catchUp(ctx, log); err != nil && ctx.Err() == nil {
+		log.Error("indexing messages for search", "err", err)
+	}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -148,4 +152,31 @@ func (db *DB) RunIndexer(ctx context.Context, log *slog.Logger) error {
 			log.Error("indexing new messages for search", "err", err)
 		}
 	}
+}
+
+// catchUpLog is the backlog from which the indexer logs its progress at start: the whole
+// history after an upgrade that rebuilds the index (migration 0015 did), not the second's
+// worth of messages a restart leaves.
+const catchUpLog = indexBatch
+
+// catchUp indexes the messages waiting at start. When they are catchUpLog or more, it
+// logs when it starts, every 5 seconds and when it is done, so an operator sees why
+// searches wait after an upgrade.
+func (db *DB) catchUp(ctx context.Context, log *slog.Logger) error {
+	start, last, logged := time.Now(), time.Now(), false
+	n, err := db.IndexPendingFunc(ctx, func(done, total int) {
+		switch {
+		case total < catchUpLog:
+		case !logged:
+			logged, last = true, time.Now()
+			log.Info("indexing messages for search", "done", done, "total", total)
+		case time.Since(last) >= 5*time.Second:
+			last = time.Now()
+			log.Info("indexing messages for search", "done", done, "total", total)
+		}
+	})
+	if logged {
+		log.Info("indexed messages for search", "done", n, "took", time.Since(start).Round(time.Millisecond))
+	}
+	return err
 }

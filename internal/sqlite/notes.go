@@ -145,7 +145,7 @@ func (db *DB) RemoveNote(ctx context.Context, agent string, kind mynah.NoteKind,
 // SearchNotes returns the best chunks of q.Agent's notes for q.Terms. It ranks inside the
 // agent's rowid range of the index only.
 func (db *DB) SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteHit, error) {
-	match := matchExpr(q.Terms, []string{"text"})
+	match := matchExpr(stemTerms(q.Terms), []string{"text"})
 	if match == "" || q.Limit <= 0 {
 		return nil, nil
 	}

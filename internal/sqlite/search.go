@@ -63,11 +63,13 @@ const (
 var _ mynah.HistorySearch = (*DB)(nil)
 
 // SearchHistory returns up to q.Limit of agent's messages matching any of q.Terms, best
-// BM25 score first (FTS5's bm25, porter stemming, diacritics folded). Each term is
+// BM25 score first (FTS5's bm25; porter stemming for English, internal/stem's for Russian
+// and Ukrainian, on both the index and the terms; diacritics folded). Each term is
 // matched as a quoted phrase, so no query syntax reaches FTS5. The scope (agent, or agent
 // and chat) is a rowid range of the index: the cost grows with the matches inside it.
 // Messages stored since the last IndexPending are indexed first.
 func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error) {
+	q.Terms = stemTerms(q.Terms)
 	cols := []string{"body"}
 	if q.ContextWeight > 0 {
 		cols = append(cols, "context")
