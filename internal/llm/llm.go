@@ -22,12 +22,28 @@ const (
 	ToolRole Role = "tool"
 )
 
-// Part is one piece of a turn: text, a tool call (assistant turns) or a tool result (tool
-// turns). Exactly one field is set.
+// Part is one piece of a turn: text, a tool call (assistant turns), a tool result (tool
+// turns), or an image or audio clip (user turns). Exactly one field is set.
 type Part struct {
 	Text       string
 	ToolCall   *ToolCall
 	ToolResult *ToolResult
+	Image      *Blob
+	Audio      *Blob
+}
+
+// Blob is a file sent to a model inline: its MIME type ("image/png", "audio/ogg") and its
+// bytes.
+type Blob struct {
+	MIME string
+	Data []byte
+}
+
+// Transcriber turns speech into text. Implementations are safe for concurrent use.
+type Transcriber interface {
+	// Transcribe returns the words spoken in audio; lang, when not empty, is the expected
+	// language (ISO 639-1), a hint the provider may ignore.
+	Transcribe(ctx context.Context, audio Blob, lang string) (string, error)
 }
 
 // Turn is one message of the conversation sent to the model.
