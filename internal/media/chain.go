@@ -104,14 +104,14 @@ func (e *Engine) resolve(ctx context.Context, a *agent, md mynah.Media, overdraw
 		if ok && final(prev) {
 			return prev, nil
 		}
-		how := route(md, nil)
-		if err := e.able(a, how); err != nil {
-			return mynah.MediaNote{}, err
-		}
 		note := mynah.MediaNote{UniqueID: md.FileUniqueID, Kind: md.Kind, SetName: md.SetName, Emoji: md.Emoji,
 			Attempts: prev.Attempts}
-		if md.Size > maxDownload {
+		how := route(md, nil)
+		if md.Size > maxDownload && how != readNone {
 			return e.settle(ctx, a, md, note, unsupported("over 20 MB, too big to download"), "")
+		}
+		if err := e.able(a, how); err != nil {
+			return mynah.MediaNote{}, err
 		}
 		if !e.take(a, overdraw) {
 			return mynah.MediaNote{}, errNoBudget
