@@ -92,7 +92,7 @@ func TestBadInput(t *testing.T) {
 		}, "could not be read", false, false},
 		{"video over 20 MB by its size", func(v *env) mynah.Media {
 			md := v.files.add(mynah.MediaVideo, "bad", testmedia.MP4())
-			md.Size, md.Duration = 25 << 20, 300
+			md.Size, md.Duration = 25<<20, 300
 			return md
 		}, "over 20 MB", true, false},
 		{"19.9 MB video Telegram will not serve", func(v *env) mynah.Media {
