@@ -129,12 +129,13 @@ func TestBadInput(t *testing.T) {
 
 			history := []mynah.Message{m}
 			v.e.Prepare(t.Context(), agentName, history, []mynah.MessageID{1})
-			if got := history[0].Media[0].Description; !strings.Contains(got, c.problem) {
-				t.Errorf("the prompt shows %q, want the problem %q", got, c.problem)
-			}
 			n := v.note(md.FileUniqueID)
 			if n.Status != mynah.MediaUnsupported || !strings.Contains(n.Problem, c.problem) {
 				t.Errorf("note = %+v, want unsupported with %q", n, c.problem)
+			}
+			head, _, _ := strings.Cut(n.Problem, ":")
+			if got := history[0].Media[0].Description; got == "" || got != head {
+				t.Errorf("the prompt shows %q, want the problem %q", got, head)
 			}
 			if v.logs.count("unique_id=bad") == 0 || !strings.Contains(v.logs.String(), c.problem) {
 				t.Errorf("no log line says %q:\n%s", c.problem, v.logs)
@@ -201,8 +202,11 @@ func TestRetryThenCachedFailure(t *testing.T) {
 	if v.model.calls() != maxAttempts {
 		t.Errorf("a cached failure was retried: %d calls", v.model.calls())
 	}
-	if got := history[0].Media[0].Description; !strings.Contains(got, "could not be described") || !strings.Contains(got, "overloaded") {
-		t.Errorf("the prompt shows %q", got)
+	if got := history[0].Media[0].Description; got != "could not be described (4 attempts)" {
+		t.Errorf("the prompt shows %q, want the problem without the provider's error", got)
+	}
+	if n := v.note("heron"); !strings.Contains(n.Problem, "overloaded") {
+		t.Errorf("the cached note %+v does not keep the error for the operator", n)
 	}
 	if !strings.Contains(v.logs.String(), "giving up") {
 		t.Errorf("no log line says the describer gave up:\n%s", v.logs)

@@ -44,14 +44,17 @@ func backoff(n int) time.Duration {
 	return min(d, time.Hour)
 }
 
-// shown is what the prompt shows for n: its description, or the problem of a file that
-// cannot be described ("could not be read"); "" while it may still be described.
+// shown is what the prompt shows for n: its description, or what went wrong with a file
+// that cannot be described ("could not be read"), without the details after the first
+// colon (an error from a provider, ffmpeg's complaint), which are for operators, not
+// for the model and the people it talks to; "" while it may still be described.
 func shown(n mynah.MediaNote) string {
 	switch {
 	case n.Status == mynah.MediaDescribed:
 		return n.Description
 	case final(n):
-		return n.Problem
+		head, _, _ := strings.Cut(n.Problem, ":")
+		return strings.TrimSpace(head)
 	}
 	return ""
 }
@@ -333,13 +336,6 @@ func (c *noteCache) put(n mynah.MediaNote, now time.Time) {
 		}
 	}
 	c.m[n.UniqueID] = cachedNote{note: n, at: now}
-}
-
-// forget drops the note of uid, so the next lookup reads the store.
-func (c *noteCache) forget(uid string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, uid)
 }
 
 // recentFiles holds the files downloaded in the last minutes, at most recentBytes of

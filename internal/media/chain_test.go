@@ -170,6 +170,7 @@ func TestBudget(t *testing.T) {
 // one describer call and one download.
 func TestSameStickerOnce(t *testing.T) {
 	v := newEnv(t)
+	v.model.delay = 50 * time.Millisecond // the workers' passes overlap while it answers
 	v.agent()
 	sticker := v.files.add(mynah.MediaSticker, "frog", testmedia.WEBP())
 	sticker.SetName, sticker.Emoji, sticker.MimeType = "MrRibbit", "💻", "image/webp"

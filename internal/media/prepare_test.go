@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -235,5 +237,21 @@ func TestDescribeFile(t *testing.T) {
 	}
 	if ns, _ := v.store.MediaNotes(t.Context(), mynah.MediaFilter{}); len(ns) != 0 {
 		t.Errorf("DescribeFile cached %d notes", len(ns))
+	}
+}
+
+// TestKeepFiles: with KeepFiles, a downloaded file is kept under its unique id; without
+// it, nothing is written.
+func TestKeepFiles(t *testing.T) {
+	v := newEnv(t)
+	dir := filepath.Join(t.TempDir(), "kept")
+	v.agent(func(a *Agent) { a.KeepFiles = dir })
+	md := v.files.add(mynah.MediaDocument, "AgAD-x_1", []byte("minutes of the meeting"))
+	md.FileName = "minutes.txt"
+	v.post(chat, 1, md)
+	v.drain()
+	got, err := os.ReadFile(filepath.Join(dir, "AgAD-x_1.txt"))
+	if err != nil || string(got) != "minutes of the meeting" {
+		t.Errorf("kept file: %q, %v", got, err)
 	}
 }
