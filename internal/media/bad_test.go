@@ -33,30 +33,15 @@ func pdfLoop() []byte {
 	return pdfWith("<< /Length 0 >>\nstream\n\nendstream", "<< /Type /Pages /Kids [2 0 R 2 0 R] /Count 1000000 >>")
 }
 
-// pdfWith writes a PDF of a catalog, the pages object, a font, one page and its content
-// object, with a correct cross-reference table.
+// pdfWith is a PDF of a catalog, the pages object, a font, one page and its content.
 func pdfWith(content, pages string) []byte {
-	objs := []string{
+	return testmedia.PDFObjects(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		pages,
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
 		content,
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	)
 }
 
 // TestBadInput: every kind of bad file gets a placeholder that says what went wrong, a
