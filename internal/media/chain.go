@@ -102,6 +102,19 @@ func (e *Engine) resolve(ctx context.Context, a *agent, md mynah.Media, overdraw
 	if md.FileUniqueID == "" || md.FileID == "" {
 		return mynah.MediaNote{}, errSkip
 	}
+	for range 3 {
+		n, err := e.describe(ctx, a, md, overdraw)
+		// A reply never waits for the budget: had it joined a background attempt that
+		// found none, it tries again, on its own.
+		if !overdraw || !errors.Is(err, errNoBudget) {
+			return n, err
+		}
+	}
+	return mynah.MediaNote{}, errNoBudget
+}
+
+// describe is resolve's work on one file, done once at a time.
+func (e *Engine) describe(ctx context.Context, a *agent, md mynah.Media, overdraw bool) (mynah.MediaNote, error) {
 	return e.once(ctx, "describe:"+md.FileUniqueID, func(ctx context.Context) (mynah.MediaNote, error) {
 		prev, ok := e.known(ctx, a, md) // another worker may have just finished it
 		if ok && final(prev) {

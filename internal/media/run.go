@@ -24,7 +24,12 @@ func (e *Engine) Run(ctx context.Context) error {
 	wg.Go(func() { tick(ctx, e.curatedEvery, e.reloadCurated) })
 	wg.Go(func() {
 		tick(ctx, e.every, func() {
-			e.work(ctx)
+			// A full batch means more is due (cache hits are cheap): go on, a while.
+			for range 10 {
+				if e.work(ctx) < queueBatch || ctx.Err() != nil {
+					break
+				}
+			}
 			e.describeStickers(ctx)
 		})
 	})
