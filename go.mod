@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/caarlos0/env/v11 v11.4.2
-	github.com/dslipak/pdf v0.0.2
 	github.com/google/go-cmp v0.7.0
 	github.com/mymmrac/telego v1.12.1
 	github.com/openai/openai-go/v3 v3.95.0
@@ -21,6 +20,7 @@ require (
 	golang.org/x/text v0.42.0
 	google.golang.org/genai v1.77.0
 	modernc.org/sqlite v1.60.1
+	rsc.io/pdf v0.1.1
 )
 
 require (

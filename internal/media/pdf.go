@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dslipak/pdf"
+	"rsc.io/pdf"
 )
 
 // A PDF is read within caps, so that a PDF bomb (a stream that inflates to gigabytes, a
@@ -29,7 +29,8 @@ const (
 var errPDFStop = errors.New("stop")
 
 // pdfText returns the text of a PDF document (rsc.io/pdf parses the file, inflates its
-// streams and decodes its fonts' encodings; the text operators are walked here). A file
+// streams and runs their operators; the text operators and the fonts' Unicode maps are
+// read here, see fontDecoder). A file
 // that is not a PDF, is encrypted, damaged or a bomb, or has no text layer (a scan) is
 // unsupported.
 func pdfText(ctx context.Context, data []byte) (string, error) {
@@ -69,7 +70,7 @@ func extractPDF(data []byte, stop *atomic.Bool) (text string, err error) {
 	if err != nil {
 		return "", unsupported("could not be read: " + err.Error())
 	}
-	x := &pdfExtract{stop: stop, left: maxPDFInflated}
+	x := &pdfExtract{stop: stop, left: maxPDFInflated, decoders: map[string]func(string) string{}}
 	for _, page := range pdfPages(r.Trailer().Key("Root").Key("Pages")) {
 		if err := x.page(page); err != nil {
 			return "", err
@@ -112,9 +113,10 @@ func pdfPages(root pdf.Value) []pdf.Value {
 
 // pdfExtract collects the text of pages.
 type pdfExtract struct {
-	b    strings.Builder
-	stop *atomic.Bool
-	left int64 // inflated bytes still allowed
+	b        strings.Builder
+	stop     *atomic.Bool
+	left     int64                       // inflated bytes still allowed
+	decoders map[string]func(string) string // by resource name and base font: fonts recur on every page
 }
 
 // inherited is the page's key, or its nearest ancestor's (Resources are inherited).
@@ -152,7 +154,6 @@ func (x *pdfExtract) spend(strm pdf.Value) error {
 // page appends the text of one page.
 func (x *pdfExtract) page(page pdf.Value) error {
 	fonts := inherited(page, "Resources").Key("Font")
-	encoders := map[string]pdf.TextEncoding{}
 	var streams []pdf.Value
 	switch c := page.Key("Contents"); c.Kind() {
 	case pdf.Stream:
@@ -167,14 +168,12 @@ func (x *pdfExtract) page(page pdf.Value) error {
 			return err
 		}
 	}
-	var enc pdf.TextEncoding
+	dec := latin1
 	var fontErr error
 	show := func(s string) {
-		if enc == nil {
-			x.b.WriteString(s)
-			return
+		if dec != nil {
+			x.b.WriteString(dec(s))
 		}
-		x.b.WriteString(enc.Decode(s))
 	}
 	for _, s := range streams {
 		if s.Kind() != pdf.Stream {
@@ -200,18 +199,18 @@ func (x *pdfExtract) page(page pdf.Value) error {
 					if n < 2 {
 						return
 					}
-					name := args[0].Name()
-					e, ok := encoders[name]
+					f := fonts.Key(args[0].Name())
+					key := args[0].Name() + "\x00" + f.Key("BaseFont").Name()
+					d, ok := x.decoders[key]
 					if !ok {
-						f := fonts.Key(name)
 						if err := x.spend(f.Key("ToUnicode")); err != nil {
 							fontErr = err
 							panic(errPDFStop)
 						}
-						e = pdf.Font{V: f}.Encoder()
-						encoders[name] = e
+						d = fontDecoder(f)
+						x.decoders[key] = d
 					}
-					enc = e
+					dec = d
 				case "Tj":
 					if n >= 1 {
 						show(args[n-1].RawString())

@@ -2,6 +2,7 @@ package media
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"os"
@@ -253,5 +254,41 @@ func TestKeepFiles(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, "AgAD-x_1.txt"))
 	if err != nil || string(got) != "minutes of the meeting" {
 		t.Errorf("kept file: %q, %v", got, err)
+	}
+}
+
+// TestPDFUnicodeFonts: the text of a composite (Identity-H) font is read through its
+// ToUnicode map, as in the PDFs that word processors and browsers write.
+func TestPDFUnicodeFonts(t *testing.T) {
+	cmap := `/CIDInit /ProcSet findresource begin
+12 dict begin
+begincmap
+/CMapName /Test def
+1 begincodespacerange
+<0000> <FFFF>
+endcodespacerange
+2 beginbfchar
+<0001> <0048>
+<0002> <0069>
+endbfchar
+1 beginbfrange
+<0010> <0012> <0430>
+endbfrange
+endcmap
+CMapName currentdict /CMap defineresource pop
+end
+end`
+	content := `BT /F1 12 Tf 72 720 Td [<00010002> -300 <001000110012>] TJ ET`
+	data := testmedia.PDFObjects(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type0 /BaseFont /Sans /Encoding /Identity-H /ToUnicode 6 0 R >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(cmap), cmap),
+	)
+	got, err := pdfText(t.Context(), data)
+	if err != nil || got != "Hi абв" {
+		t.Errorf("pdfText = %q, %v; want %q", got, err, "Hi абв")
 	}
 }
