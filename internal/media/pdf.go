@@ -115,7 +115,7 @@ func pdfPages(root pdf.Value) []pdf.Value {
 type pdfExtract struct {
 	b        strings.Builder
 	stop     *atomic.Bool
-	left     int64                       // inflated bytes still allowed
+	left     int64                          // inflated bytes still allowed
 	decoders map[string]func(string) string // by resource name and base font: fonts recur on every page
 }
 
