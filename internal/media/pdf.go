@@ -66,6 +66,9 @@ func extractPDF(data []byte, stop *atomic.Bool) (text string, err error) {
 			text, err = "", unsupported(fmt.Sprintf("could not be read: a damaged PDF (%v)", p))
 		}
 	}()
+	if bytes.HasPrefix(data, []byte("%PDF-2.")) { // the library knows versions up to 1.7; 2.0 reads alike
+		data = append([]byte("%PDF-1.7"), data[len("%PDF-2.0"):]...)
+	}
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return "", unsupported("could not be read: " + err.Error())
