@@ -75,8 +75,9 @@ type MediaWork struct {
 
 // MediaQueue is the queue of stored messages whose media wait for descriptions. A message
 // joins it when it is stored (inbound, sent or edited) with an attachment that has a
-// file_unique_id and no description; it leaves it when its descriptions are set or the
-// describer gives up. The queue survives restarts.
+// file_unique_id and no description (an imported message never does: an export or
+// another bot's log carries no file id the agent's bot could download); it leaves it when
+// its descriptions are set or the describer gives up. The queue survives restarts.
 type MediaQueue interface {
 	// PendingMedia returns up to limit queued messages due at or before now, oldest
 	// first.

@@ -32,6 +32,8 @@ type Store interface {
 	HistoryImport // messages.go: past messages imported as history
 	Summaries     // summaries.go: rolling, weekly and monthly summaries
 	VectorStore   // vectors.go: embeddings of messages and notes
+	MediaNotes    // media.go: descriptions of media files, by file_unique_id
+	MediaQueue    // media.go: stored messages whose media wait for descriptions
 
 	// Close releases the backend. It is safe to call twice; no method may be called
 	// after it.

@@ -81,6 +81,7 @@ type (
 		Width        int    `json:"width,omitempty"`
 		Height       int    `json:"height,omitempty"`
 		Duration     int    `json:"duration,omitempty"`
+		Size         int64  `json:"size,omitempty"`
 		Description  string `json:"description,omitempty"`
 	}
 )
@@ -161,7 +162,7 @@ func encodeMessageJSON(m *mynah.Message) (messageJSON, error) {
 func mediaJSONOf(m mynah.Media) mediaJSON {
 	return mediaJSON{Kind: string(m.Kind), FileID: m.FileID, FileUniqueID: m.FileUniqueID, MimeType: m.MimeType,
 		FileName: m.FileName, Emoji: m.Emoji, SetName: m.SetName, Width: m.Width, Height: m.Height,
-		Duration: m.Duration, Description: m.Description}
+		Duration: m.Duration, Size: m.Size, Description: m.Description}
 }
 
 func decodeMessageJSON(m *mynah.Message, j messageJSON) error {
@@ -203,7 +204,7 @@ func decodeMessageJSON(m *mynah.Message, j messageJSON) error {
 		for i, md := range media {
 			m.Media[i] = mynah.Media{Kind: mynah.MediaKind(md.Kind), FileID: md.FileID, FileUniqueID: md.FileUniqueID,
 				MimeType: md.MimeType, FileName: md.FileName, Emoji: md.Emoji, SetName: md.SetName, Width: md.Width,
-				Height: md.Height, Duration: md.Duration, Description: md.Description}
+				Height: md.Height, Duration: md.Duration, Size: md.Size, Description: md.Description}
 		}
 	}
 	return nil

@@ -18,7 +18,9 @@ var _ mynah.HistoryImport = (*DB)(nil)
 // statement live messages take (so the history index, summaries and recall see them like
 // any other), and returns how many were new. Stored messages are kept as they are; an
 // unknown chat or sender is recorded, a known one left alone. An invalid message (id ≤ 0,
-// another chat) fails the whole call before anything is written.
+// another chat) fails the whole call before anything is written. Imported messages do not
+// join the media queue: an export or another bot's log carries no file id that this
+// agent's bot could download.
 func (db *DB) ImportMessages(ctx context.Context, agent string, chat mynah.Chat, msgs []mynah.Message) (int, error) {
 	switch {
 	case agent == "":
@@ -52,7 +54,7 @@ func (db *DB) ImportMessages(ctx context.Context, agent string, chat mynah.Chat,
 					return err
 				}
 			}
-			ok, err := db.storeMessage(ctx, tx, agent, chat.ID, m)
+			ok, err := db.insertMessage(ctx, tx, agent, chat.ID, m)
 			if err != nil {
 				return fmt.Errorf("message %d: %w", m.ID, err)
 			}

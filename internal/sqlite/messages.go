@@ -113,8 +113,19 @@ func scanMessage(agent string, s scanner) (mynah.Message, error) {
 }
 
 // storeMessage inserts m as agent's message in chat unless a message with its id is
-// stored already, in which case the stored row is kept. It reports whether it inserted.
+// stored already, in which case the stored row is kept, and queues a new message whose
+// media wait for a description. It reports whether it inserted.
 func (db *DB) storeMessage(ctx context.Context, tx *txn, agent string, chat mynah.ChatID, m *mynah.Message) (bool, error) {
+	ok, err := db.insertMessage(ctx, tx, agent, chat, m)
+	if err != nil || !ok {
+		return ok, err
+	}
+	return true, db.queueMedia(ctx, tx, agent, chat, m)
+}
+
+// insertMessage is storeMessage without the media queue: imported messages carry no file
+// ids the agent's bot could download.
+func (db *DB) insertMessage(ctx context.Context, tx *txn, agent string, chat mynah.ChatID, m *mynah.Message) (bool, error) {
 	j, err := encodeMessageJSON(m)
 	if err != nil {
 		return false, err
@@ -131,8 +142,9 @@ func (db *DB) storeMessage(ctx context.Context, tx *txn, agent string, chat myna
 	return n > 0, err
 }
 
-// editMessage applies an edit: text, entities and media are replaced and edited is set.
-// An edit of a message never stored stores the edited message.
+// editMessage applies an edit: text, entities and media are replaced and edited is set,
+// and the message is queued when its new media wait for a description. An edit of a
+// message never stored stores the edited message.
 func (db *DB) editMessage(ctx context.Context, tx *txn, agent string, chat mynah.ChatID, m *mynah.Message) error {
 	e := *m
 	e.Edited = orNow(e.Edited, db.now)
@@ -146,7 +158,10 @@ func (db *DB) editMessage(ctx context.Context, tx *txn, agent string, chat mynah
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil || n > 0 {
-		return err
+		if err != nil {
+			return err
+		}
+		return db.queueMedia(ctx, tx, agent, chat, &e)
 	}
 	_, err = db.storeMessage(ctx, tx, agent, chat, &e)
 	return err

@@ -53,6 +53,10 @@ type stmts struct {
 	insertVector, insertVectorItem, setVectorProgress        *sql.Stmt
 	vectorProgress, vectorPending, vectorByHash, vectorsChat *sql.Stmt
 	vectorsAgent                                             *sql.Stmt
+	// Media (media.go).
+	insertMediaWork, upsertMediaNote, deleteMediaNote, deferMedia *sql.Stmt
+	doneMedia, queryStoredMedia, setStoredMedia                   *sql.Stmt
+	mediaNote, pendingMedia                                       *sql.Stmt
 
 	all []*sql.Stmt // every statement above, for close
 }
@@ -165,6 +169,15 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.vectorByHash, read, queryVectorByHash},
 		{&s.vectorsChat, read, queryVectorsChat},
 		{&s.vectorsAgent, read, queryVectorsAgent},
+		{&s.insertMediaWork, write, insertMediaWork},
+		{&s.upsertMediaNote, write, upsertMediaNote},
+		{&s.deleteMediaNote, write, deleteMediaNote},
+		{&s.deferMedia, write, deferMedia},
+		{&s.doneMedia, write, doneMedia},
+		{&s.queryStoredMedia, write, queryStoredMedia},
+		{&s.setStoredMedia, write, setStoredMedia},
+		{&s.mediaNote, read, queryMediaNote},
+		{&s.pendingMedia, read, queryPendingMedia},
 	} {
 		st, err := p.on.PrepareContext(ctx, p.query)
 		if err != nil {

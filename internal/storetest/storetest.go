@@ -178,6 +178,14 @@ func Run(t *testing.T, b Backend) {
 			{"VectorsRejectEmpty", testVectorsRejectEmpty},
 			{"VectorsSurviveReopen", testVectorsSurviveReopen},
 		}},
+		{"Media", []test{ // MediaNotes and MediaQueue
+			{"MediaNoteRoundTrip", testMediaNoteRoundTrip},
+			{"MediaNotesList", testMediaNotesList},
+			{"MediaQueueJoins", testMediaQueueJoins},
+			{"MediaQueueDeferDone", testMediaQueueDeferDone},
+			{"SetMediaDescription", testSetMediaDescription},
+			{"MediaSurvivesReopen", testMediaSurvivesReopen},
+		}},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -99,6 +99,12 @@ func PDF(pages ...string) []byte {
 			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i),
 			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()))
 	}
+	return PDFObjects(objs...)
+}
+
+// PDFObjects returns a PDF of the given objects, numbered from 1 (the first must be the
+// catalog), with a correct cross-reference table: for tests of damaged or hostile PDFs.
+func PDFObjects(objs ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))
