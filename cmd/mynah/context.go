@@ -19,6 +19,7 @@ import (
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/sqlite"
+	"github.com/mynah-ai/mynah/internal/tool"
 )
 
 func contextCommand() *cobra.Command {
@@ -163,12 +164,16 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 	// Offline: the member count is left out, and recall is keyword-only (embedding the
 	// query would call the provider).
 	mem, _ := agentMemory(cfg, a, db, nil, false, nil, slog.New(slog.DiscardHandler))
-	asm := newAssembler(a, bot, db, mem, nil)
+	tools, err := tool.NewRegistry(mem.Tools()...)
+	if err != nil {
+		return err
+	}
+	asm := newAssembler(a, bot, db, mem, nil, agentTools(a, tools), nil)
 	req, comp, err := asm.Assemble(ctx, prompt.Turn{Chat: chat, Thread: target.ThreadID, Target: target.ID})
 	if err != nil {
 		return err
 	}
-	req.Model, req.MaxTokens, req.CacheSystem = a.ModelID, a.ReplyTokens, true
+	req.Model, req.MaxTokens, req.CacheSystem, req.Tools = a.ModelID, a.ReplyTokens, true, agentTools(a, tools)
 
 	// Render the request exactly as the provider's SDK would send it, without sending it.
 	capture := &captureTransport{}

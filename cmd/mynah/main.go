@@ -50,7 +50,7 @@ func rootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(initCommand(), serveCommand(), healthCommand(), doctorCommand(), playCommand(), checkCommand(), contextCommand(), pairCommand(),
-		memoryCommand(), importCommand(), benchCommand(), versionCommand())
+		memoryCommand(), mediaCommand(), importCommand(), benchCommand(), versionCommand())
 	return root
 }
 

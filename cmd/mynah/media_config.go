@@ -2,7 +2,14 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/media"
 )
 
 // mediaConfig is the media key of an agent's settings: how it sees, hears and reads what
@@ -30,8 +37,8 @@ func defaultMedia() mediaConfig { return mediaConfig{Budget: 8, Vision: true} }
 // validate checks the media settings of file, their keys under prefix.
 func (m mediaConfig) validate(file, prefix string) error {
 	bad := func(key, msg string) error { return &configError{file, prefix + key, msg} }
-	if m.Budget < 0 || m.Budget > 10000 {
-		return bad("budget", fmt.Sprintf("%d is not between 0 (describe nothing) and 10000", m.Budget))
+	if m.Budget < 1 || m.Budget > 10000 {
+		return bad("budget", fmt.Sprintf("%d is not between 1 and 10000", m.Budget))
 	}
 	for _, k := range []struct{ key, v string }{{"model", m.Model}, {"transcribe", m.Transcribe}} {
 		if k.v == "" || k.key == "transcribe" && k.v == "off" {
@@ -100,4 +107,44 @@ func mediaRefs(cfg *config, a *agentConfig, opts loadOptions) (describer modelRe
 		}
 		return describer, transcriber, true, nil
 	}
+}
+
+// describerTokens bounds a description: a sentence or two.
+const describerTokens = 300
+
+// mediaAgent is agent a's senses for the media engine: its describer and transcriber
+// (with the agent's timeouts and retries), its curated descriptions, and files, the bot
+// that downloads its files (nil for offline commands).
+func mediaAgent(cfg *config, a agentConfig, files media.Files, hc *http.Client, log *slog.Logger) (media.Agent, error) {
+	deadlines := llm.Deadlines{FirstToken: time.Duration(a.Timeouts.FirstToken), Total: time.Duration(a.Timeouts.Total)}
+	retry := llm.RetryPolicy{Logger: log.With("agent", a.Name, "purpose", "media")}
+	describer, err := newAdapter(a.Describer.Provider, describerTokens, hc)
+	if err != nil {
+		return media.Agent{}, fmt.Errorf("agent %s: media.model %s: %w", a.Name, a.Describer.Name, err)
+	}
+	ma := media.Agent{
+		Name: a.Name,
+		Curated: []string{
+			filepath.Join(filepath.Dir(a.File), a.Name, "media"),
+			filepath.Join(cfg.Dir, "media"),
+		},
+		Budget:         a.Media.Budget,
+		Vision:         a.Media.Vision,
+		Describer:      llm.WithRetry(llm.WithDeadlines(describer, deadlines), retry),
+		DescriberModel: a.Describer.ID,
+		Files:          files,
+		StickerSets:    a.Stickers,
+	}
+	if a.Media.KeepFiles {
+		ma.KeepFiles = filepath.Join(cfg.DataDir, "media", "files")
+	}
+	if a.Transcribes {
+		k, _ := kindOf(a.Transcriber.Provider.Kind)
+		t, err := k.NewTranscriber(a.Transcriber.Provider, a.Transcriber.ID, hc)
+		if err != nil {
+			return media.Agent{}, fmt.Errorf("agent %s: media.transcribe %s: %w", a.Name, a.Transcriber.Name, err)
+		}
+		ma.Transcriber = llm.WithTranscribeRetry(llm.WithTranscribeDeadlines(t, deadlines), retry)
+	}
+	return ma, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/access"
 	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/lane"
+	"github.com/mynah-ai/mynah/internal/media"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/metrics"
 	"github.com/mynah-ai/mynah/internal/sqlite"
@@ -102,7 +103,8 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	}
 	defer db.Close() // the store closes last, after every part below has stopped
 	hc, m := httpClient(), metrics.New()
-	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }}
+	senses := media.New(db, log, nil) // every agent's media, described once per instance
+	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run}
 	var procs []*agentProcess
 	if cfg.Metrics.Listen != "" {
 		run, err := metricsServer(cfg.Metrics.Listen, m, readiness(db, &procs), log)
@@ -112,7 +114,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 		work = append(work, run)
 	}
 	for _, a := range cfg.Agents {
-		p, err := startAgent(ctx, cfg, a, db, hc, log, m, opts)
+		p, err := startAgent(ctx, cfg, a, db, senses, hc, log, m, opts)
 		if err != nil {
 			return err
 		}
@@ -177,7 +179,7 @@ func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, 
 
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
 // pipeline.
-func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
 	token := string(a.TelegramToken)
 	if t, ok := opts.Tokens[a.Name]; ok {
 		token = t
@@ -209,6 +211,11 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.Name, err)
 	}
+	sense, err := mediaAgent(cfg, a, bot, hc, log)
+	if err != nil {
+		return nil, err
+	}
+	senses.Add(sense)
 	rt := lane.New(lane.Agent{
 		Name:           a.Name,
 		Bot:            me,
@@ -216,7 +223,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		ReplyTokens:    a.ReplyTokens,
 		Stream:         a.Stream,
 		Apology:        cmp.Or(a.Apology, "Sorry, I couldn't come up with an answer just now. Please try again in a moment."),
-		Prompt:         newAssembler(a, me, db, mem, bot.Members),
+		Prompt:         newAssembler(a, me, db, mem, senses, agentTools(a, tools), bot.Members),
 		Tools:          tools,
 		ToolRounds:     a.ToolRounds,
 		StickerSets:    a.Stickers,

@@ -8,9 +8,13 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/lane"
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/media"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/tokens"
+	"github.com/mynah-ai/mynah/internal/tool"
 )
 
 // newLogger builds the process logger from the log settings.
@@ -53,10 +57,26 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 	}
 }
 
-// newAssembler builds the agent's prompt assembler with its memory engine's layers.
-// members counts a group's members (prompt.Sources.Members); nil leaves them unknown.
-func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, mem *memory.Engine, members func(context.Context, mynah.Chat) int) *prompt.Assembler {
+// agentTools are the specifications of every tool agent a's model may call: the plan
+// tools, then the tools of its registry.
+func agentTools(a agentConfig, tools tool.Registry) []llm.Tool {
+	return append(lane.PlanTools(a.Stickers), tools.Specs()...)
+}
+
+// newAssembler builds the agent's prompt assembler with its memory engine's layers, its
+// media (senses: nil for offline commands, which then show stored descriptions) and the
+// tools-and-stickers layer. members counts a group's members (prompt.Sources.Members);
+// nil leaves them unknown.
+func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, mem *memory.Engine, senses *media.Engine, tools []llm.Tool, members func(context.Context, mynah.Chat) int) *prompt.Assembler {
 	src := mem.Sources()
 	src.Members = members
+	layer := prompt.ToolsLayer{Tools: tools}
+	if senses != nil {
+		src.Media = senses
+		if len(a.Stickers) > 0 {
+			layer.Stickers = senses.Catalogue
+		}
+	}
+	src.Tools = layer
 	return prompt.NewAssembler(promptAgent(a, bot), store, src, nil)
 }
