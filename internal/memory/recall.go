@@ -102,14 +102,14 @@ func containsID(ids []mynah.MessageID, id mynah.MessageID) bool {
 	return false
 }
 
-// writeLine renders a recalled message as "[2024-05-01 18:30 #42] Alice: text", its text
-// cut to limit runes when limit > 0.
+// writeLine renders a recalled message as "[2024-05-01 18:30 #42] Alice: text", its
+// media descriptions and text cut to limit runes when limit > 0.
 func writeLine(b *strings.Builder, m mynah.Message, limit int) {
 	name := m.Sender.Name()
 	if name == "" {
 		name = fmt.Sprint(m.Sender.ID)
 	}
-	text := strings.Join(strings.Fields(m.Text), " ")
+	text := strings.Join(strings.Fields(prompt.Body(&m)), " ")
 	if r := []rune(text); limit > 0 && len(r) > limit {
 		text = string(r[:limit]) + "…"
 	}

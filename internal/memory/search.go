@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/stem"
 )
 
@@ -173,7 +174,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		m := c.msg
 		out = append(out, Result{
 			Kind: KindMessage, Chat: m.Chat.ID, MessageID: m.ID, Time: m.Time, Score: c.score,
-			Snippet: Snippet(m.Text, terms, 240), Source: fmt.Sprintf("chat %d #%d", m.Chat.ID, m.ID), Message: &m,
+			Snippet: Snippet(prompt.Body(&m), terms, 240), Source: fmt.Sprintf("chat %d #%d", m.Chat.ID, m.ID), Message: &m,
 		})
 	}
 	return s.addNotes(ctx, q, terms, out, k)
