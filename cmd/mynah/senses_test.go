@@ -274,6 +274,7 @@ func TestMediaChainOrderAndCache(t *testing.T) {
 		t.Errorf("media show:\n%s", out)
 	}
 	mustCLI(t, h, "media", "set", "--config", h.dir, unique, "a red stop sign")
+	time.Sleep(5500 * time.Millisecond) // serve reads an edit within five seconds
 	h.emu.SendPrivate(alice, "and once more", telegramtest.WithPhoto(photo))
 	h.waitSent(alice.ID, 4)
 	eventually(t, "the operator's description shows", func() bool {

@@ -308,8 +308,9 @@ func (e *Engine) once(ctx context.Context, key string, fn func(context.Context) 
 }
 
 // noteCache holds settled notes read or written lately, so a prompt full of known
-// stickers costs no query. Entries live a minute, so an operator's edit in another
-// process shows within a minute. It is safe for concurrent use.
+// stickers costs no query. Entries live five seconds, so an operator's edit in another
+// process (mynah media set) shows within five seconds, before a message of the same file
+// can be stored with the old words. It is safe for concurrent use.
 type noteCache struct {
 	mu sync.Mutex
 	m  map[string]cachedNote
@@ -321,7 +322,7 @@ type cachedNote struct {
 }
 
 const (
-	noteTTL   = time.Minute
+	noteTTL   = 5 * time.Second
 	noteLimit = 10_000
 )
 
