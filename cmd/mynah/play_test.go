@@ -2,14 +2,18 @@ package main
 
 import (
 	"bufio"
+	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
+	"github.com/mynah-ai/mynah/internal/testmedia"
 )
 
 // TestPlay talks to the agent through `mynah play`, as a user trying a persona would:
@@ -106,6 +110,50 @@ func TestPlayShowsWhatTheBotDoes(t *testing.T) {
 	} {
 		if got := replyLine(c.ev, "Mynah"); got != c.want {
 			t.Errorf("replyLine(%v) = %q, want %q", c.ev.Kind, got, c.want)
+		}
+	}
+}
+
+// TestPlayMedia: in play a person sends a photo, a voice note, a sticker and a file from
+// disk, and the agent answers about each: the photo as an image, the voice note's words,
+// the sticker's curated description and the file's text.
+func TestPlayMedia(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	newSenses(h, func([]byte) string { return "a small green square" })
+	h.llm.SetTranscript(testmedia.Voice(), testmedia.VoiceWords)
+	write(t, filepath.Join(h.dir, "media", "ribbit.json"),
+		`{"kind": "sticker", "sticker_set_name": "MrRibbit", "sticker_name": "💻", "description": "a grumpy cartoon frog at a laptop"}`)
+	files := t.TempDir()
+	photo := filepath.Join(files, "square.png")
+	voice := filepath.Join(files, "note.ogg")
+	notes := filepath.Join(files, "notes.md")
+	os.WriteFile(photo, testmedia.PNG(24, 24, color.RGBA{G: 180, A: 255}), 0o644)
+	os.WriteFile(voice, testmedia.Voice(), 0o644)
+	os.WriteFile(notes, []byte("# Packing\n- passport\n- charger\n"), 0o644)
+
+	cmd := exec.Command(os.Args[0], "play", "--config", h.dir)
+	cmd.Args[0] = "mynah"
+	cmd.Env = playEnv(h)
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("/photo %s what is this?\n/voice %s\n/sticker MrRibbit 💻\n/file %s\n/photo /no/such/file.png\n", photo, voice, notes))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mynah play: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "play: open /no/such/file.png") {
+		t.Errorf("a missing file should be reported, not sent:\n%s", out)
+	}
+	var images int
+	all := ""
+	for _, r := range chatRequests(h) {
+		images += len(r.Images())
+		all += requestText(r)
+	}
+	if images == 0 {
+		t.Error("the photo did not reach the model as an image")
+	}
+	for _, want := range []string{"what is this?", `[voice 3s: "` + testmedia.VoiceWords + `"]`, "[sticker MrRibbit 💻: a grumpy cartoon frog at a laptop]", "- passport"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the agent never saw %q:\n%s", want, all)
 		}
 	}
 }
