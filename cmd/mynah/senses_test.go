@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
-	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -353,7 +353,7 @@ func TestMediaBudget(t *testing.T) {
 // TestVideoIsWatched: a video reaches the describer as frames (ffmpeg), and the prompt
 // shows its length and what it shows.
 func TestVideoIsWatched(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/ffmpeg"); err != nil {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		t.Skip("ffmpeg is not installed (.ci/run installs it)")
 	}
 	h := newHarness(t, harnessOptions{})
@@ -371,6 +371,55 @@ func TestVideoIsWatched(t *testing.T) {
 	h.waitSent(alice.ID, 2)
 	if text := requestText(chatRequests(h)[1]); !strings.Contains(text, "coloured bars") {
 		t.Errorf("the second turn does not describe the video:\n%s", text)
+	}
+	h.stop()
+}
+
+// TestAlbumAnsweredOnce: an album of three photos gets one answer, which sees all three
+// images; each is described on its own afterwards.
+func TestAlbumAnsweredOnce(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	n := 0
+	var mu sync.Mutex
+	s := newSenses(h, func([]byte) string {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return fmt.Sprintf("holiday photo number %d", n)
+	})
+	h.start()
+	var photos [][]byte
+	for i := range 3 {
+		photo := testmedia.NthPNG(100 + i)
+		photos = append(photos, photo)
+		id, _ := h.emu.AddFile(photo, telegramtest.KindPhoto)
+		caption := ""
+		if i == 0 {
+			caption = "our trip!"
+		}
+		h.emu.SendPrivate(alice, caption, telegramtest.WithPhoto(id), telegramtest.WithMediaGroup("album-1"))
+	}
+	h.waitSent(alice.ID, 1)
+	eventually(t, "each photo is described", func() bool { return s.calls() == 3 })
+	if sent := h.emu.Sent(alice.ID); len(sent) != 1 {
+		t.Errorf("the album got %d answers, want one", len(sent))
+	}
+	reqs := chatRequests(h)
+	if len(reqs) != 1 {
+		t.Fatalf("%d agent turns for one album", len(reqs))
+	}
+	imgs := reqs[0].Images()
+	if len(imgs) != 3 {
+		t.Fatalf("the answer saw %d of the album's 3 photos", len(imgs))
+	}
+	for _, p := range photos {
+		found := false
+		for _, img := range imgs {
+			found = found || bytes.Equal(img.Data, p)
+		}
+		if !found {
+			t.Error("a photo of the album is missing from the answer's images")
+		}
 	}
 	h.stop()
 }

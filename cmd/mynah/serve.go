@@ -216,6 +216,9 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		return nil, err
 	}
 	senses.Add(sense)
+	if !a.Transcribes && a.Media.Transcribe != "off" {
+		log.Info("voice notes keep their placeholders: provider "+a.Provider.Kind+" has no speech-to-text; set media.transcribe (e.g. openai/whisper-1) to hear them", "agent", a.Name)
+	}
 	rt := lane.New(lane.Agent{
 		Name:           a.Name,
 		Bot:            me,
