@@ -31,7 +31,9 @@ type senses struct {
 	reply     func(r llmtest.Recorded) llmtest.Reply
 }
 
-func isDescriber(r llmtest.Recorded) bool { return strings.Contains(r.System, "You describe media files") }
+func isDescriber(r llmtest.Recorded) bool {
+	return strings.Contains(r.System, "You describe media files")
+}
 
 func newSenses(h *harness, describe func(img []byte) string) *senses {
 	s := &senses{describe: describe, reply: func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "I see."} }}
