@@ -425,3 +425,42 @@ func TestAlbumAnsweredOnce(t *testing.T) {
 	}
 	h.stop()
 }
+
+// TestMediaDescribeCommand: `mynah media describe` runs a local file through the
+// agent's chain: an image through the describer, a voice note through the transcriber, a
+// PDF through the extractor; a file it cannot read says why and exits non-zero.
+func TestMediaDescribeCommand(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	newSenses(h, func(img []byte) string {
+		if len(img) == 0 {
+			return "nothing"
+		}
+		return "a small blue square"
+	})
+	h.llm.SetTranscript(testmedia.Voice(), testmedia.VoiceWords)
+	dir := t.TempDir()
+	files := map[string][]byte{
+		"square.png": testmedia.PNG(10, 10, color.RGBA{B: 255, A: 255}),
+		"note.ogg":   testmedia.Voice(),
+		"report.pdf": testmedia.PDF("Minutes of the garden club", "Plant tulips in October"),
+		"broken.png": []byte("not a png at all"),
+	}
+	for name, data := range files {
+		write(t, filepath.Join(dir, name), string(data))
+	}
+	for name, want := range map[string]string{"square.png": "a small blue square", "note.ogg": testmedia.VoiceWords, "report.pdf": "Plant tulips in October"} {
+		if out := mustCLI(t, h, "media", "describe", "--config", h.dir, filepath.Join(dir, name)); !strings.Contains(out, want) {
+			t.Errorf("describe %s = %q, want %q", name, out, want)
+		}
+	}
+	out, code := mynahCLI(t, h, "media", "describe", "--config", h.dir, filepath.Join(dir, "broken.png"))
+	if code == 0 || !strings.Contains(out, "could not be described") {
+		t.Errorf("describing a broken image: exit %d\n%s", code, out)
+	}
+	if out, code := mynahCLI(t, h, "media", "show", "--config", h.dir); code == 0 || !strings.Contains(out, "name one file") {
+		t.Errorf("show without a file: exit %d\n%s", code, out)
+	}
+	if out, code := mynahCLI(t, h, "media", "set", "--config", h.dir, "--set", "X", "--emoji", "🙂", "a smile"); code == 0 || !strings.Contains(out, "no sticker X::🙂 has been seen") {
+		t.Errorf("set of an unknown sticker: exit %d\n%s", code, out)
+	}
+}
