@@ -22,7 +22,7 @@ import (
 // harness runs the real mynah binary (this test binary re-executed as "mynah", see
 // TestMain) against the Bot API emulator and a fake provider over real HTTP.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	emu      *telegramtest.Server
 	llm      *llmtest.Server
 	provider string
@@ -47,7 +47,7 @@ type harnessOptions struct {
 	Access string
 }
 
-func newHarness(t *testing.T, o harnessOptions) *harness {
+func newHarness(t testing.TB, o harnessOptions) *harness {
 	t.Helper()
 	if o.Provider == "" {
 		o.Provider = "openai"

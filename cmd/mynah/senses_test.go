@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
+	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
 	"github.com/mynah-ai/mynah/internal/testmedia"
 )
@@ -462,5 +464,67 @@ func TestMediaDescribeCommand(t *testing.T) {
 	}
 	if out, code := mynahCLI(t, h, "media", "set", "--config", h.dir, "--set", "X", "--emoji", "🙂", "a smile"); code == 0 || !strings.Contains(out, "no sticker X::🙂 has been seen") {
 		t.Errorf("set of an unknown sticker: exit %d\n%s", code, out)
+	}
+}
+
+// BenchmarkPhotoBurst (issue 14): 50 distinct photos land in a group, then someone asks
+// the agent about the last one; the describer takes 300 ms a call and the budget is 8 a
+// minute. It reports how long the answer took (it must not wait for the describer: the
+// model sees the photo itself), the describer calls made by then and after the first
+// minute of the burst (≤ the budget), and that nothing was lost. The rest are described
+// in the following minutes (⌈50/8⌉ = 7), which the media package's tests check on a
+// fake clock.
+//
+//	go test -run '^$' -bench PhotoBurst -benchtime 1x ./cmd/mynah
+func BenchmarkPhotoBurst(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		h := newHarness(b, harnessOptions{})
+		var mu sync.Mutex
+		calls := 0
+		h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+			if isDescriber(r) {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				return llmtest.Reply{Text: "a coloured square", Delay: 300 * time.Millisecond}
+			}
+			return llmtest.Reply{Text: "that one is green"}
+		})
+		h.start()
+		group := telegramtest.Supergroup(-100555, "Burst")
+		start := time.Now()
+		for n := range 50 {
+			id, _ := h.emu.AddFile(testmedia.NthPNG(1000+n), telegramtest.KindPhoto)
+			h.emu.SendGroup(group, alice, "", telegramtest.WithPhoto(id))
+		}
+		asked := time.Now()
+		h.emu.SendGroup(group, alice, "@mynah_bot what colour is the last one?", telegramtest.ReplyTo(50))
+		h.waitSent(group.ID, 1)
+		answered := time.Since(asked)
+		mu.Lock()
+		byAnswer := calls
+		mu.Unlock()
+		time.Sleep(time.Until(start.Add(55 * time.Second)))
+		mu.Lock()
+		inMinute := calls
+		mu.Unlock()
+		var images int
+		for _, r := range chatRequests(h) {
+			images += len(r.Images())
+		}
+		db, err := sqlite.Open(b.Context(), filepath.Join(h.dir, "data", "mynah.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs, err := db.History(b.Context(), "Mynah", mynah.ChatID(group.ID), 0, 0, 1000)
+		db.Close()
+		if err != nil || len(msgs) < 51 {
+			b.Fatalf("%d messages stored of the 51 sent (%v)", len(msgs), err)
+		}
+		b.ReportMetric(float64(answered.Milliseconds()), "answer-ms")
+		b.ReportMetric(float64(byAnswer), "describer-calls-by-answer")
+		b.ReportMetric(float64(inMinute), "describer-calls-first-minute")
+		b.ReportMetric(float64(images), "images-in-answer")
+		h.stop()
 	}
 }

@@ -191,24 +191,44 @@ func (e *Engine) take(a *agent, overdraw bool) bool {
 	return a.budget.take(e.now(), a.Budget, overdraw)
 }
 
-// nextBudget is when a's budget is renewed.
-func (e *Engine) nextBudget() time.Time { return e.now().Truncate(time.Minute).Add(time.Minute) }
+// nextBudget is when a's budget frees a unit: a minute after the oldest use of the last
+// minute.
+func (e *Engine) nextBudget(a *agent) time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return a.budget.next(e.now())
+}
 
-// budget counts what an agent spent in the current minute.
+// budget counts what an agent spent in the last minute, a sliding window: any 60
+// seconds hold at most the limit (overdrawn uses aside), however they fall across the
+// clock's minutes.
 type budget struct {
-	window time.Time
-	used   int
+	uses []time.Time // times of the uses of the last minute, oldest first
+}
+
+func (b *budget) prune(now time.Time) {
+	i := 0
+	for i < len(b.uses) && !b.uses[i].After(now.Add(-time.Minute)) {
+		i++
+	}
+	b.uses = b.uses[i:]
 }
 
 func (b *budget) take(now time.Time, limit int, overdraw bool) bool {
-	if w := now.Truncate(time.Minute); !w.Equal(b.window) {
-		b.window, b.used = w, 0
-	}
-	if b.used >= limit && !overdraw {
+	b.prune(now)
+	if len(b.uses) >= limit && !overdraw {
 		return false
 	}
-	b.used++
+	b.uses = append(b.uses, now)
 	return true
+}
+
+func (b *budget) next(now time.Time) time.Time {
+	b.prune(now)
+	if len(b.uses) == 0 {
+		return now
+	}
+	return b.uses[0].Add(time.Minute)
 }
 
 // fetch downloads md, or takes it from the files downloaded in the last minutes (the

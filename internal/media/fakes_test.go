@@ -23,8 +23,8 @@ type describer struct {
 	reqs  []llm.Request
 	fail  func(n int) error // the n-th call's error (1-based); nil: none
 	delay time.Duration
-	clock *clock // calls counted per minute of this clock, when set
-	per   map[time.Time]int
+	clock *clock // call times on this clock, when set
+	at    []time.Time
 }
 
 func (d *describer) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
@@ -32,10 +32,7 @@ func (d *describer) Generate(ctx context.Context, req llm.Request) (*llm.Respons
 	d.reqs = append(d.reqs, req)
 	n := len(d.reqs)
 	if d.clock != nil {
-		if d.per == nil {
-			d.per = map[time.Time]int{}
-		}
-		d.per[d.clock.Now().Truncate(time.Minute)]++
+		d.at = append(d.at, d.clock.Now())
 	}
 	fail := d.fail
 	d.mu.Unlock()

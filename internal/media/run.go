@@ -122,7 +122,7 @@ func (e *Engine) process(ctx context.Context, w mynah.MediaWork) {
 		case errors.Is(err, errSkip):
 			continue
 		case errors.Is(err, errNoBudget):
-			later(e.nextBudget())
+			later(e.nextBudget(a))
 			continue
 		case err != nil:
 			if ctx.Err() != nil {
