@@ -35,6 +35,15 @@ A problem is reported with the file, the key and what is wrong; the exit code is
 			for _, a := range cfg.Agents {
 				fmt.Fprintf(out, "agent %s: model %s (%s), roles %v, budget %d tokens, history cap %d\n",
 					a.Name, a.Model, cmp.Or(a.Provider.BaseURL, "default endpoint"), a.Roles, a.ContextTokens-a.ReplyTokens, a.HistoryMessages)
+				hears := "voice notes keep placeholders (no media.transcribe)"
+				if a.Transcribes {
+					hears = "transcribed by " + a.Transcriber.Name
+				}
+				sees := "shown to the model"
+				if !a.Media.Vision {
+					sees = "described first"
+				}
+				fmt.Fprintf(out, "  media: photos %s, described by %s, %d files a minute; voice %s\n", sees, a.Describer.Name, a.Media.Budget, hears)
 			}
 			if online {
 				if failed := checkOnline(cmd.Context(), cfg, out); failed > 0 {
