@@ -528,3 +528,41 @@ func BenchmarkPhotoBurst(b *testing.B) {
 		h.stop()
 	}
 }
+
+// TestGeminiSeesAndHears: on Gemini a photo reaches the model as inline_data and a voice
+// note is transcribed by the agent's own model from the audio inline.
+func TestGeminiSeesAndHears(t *testing.T) {
+	h := newHarness(t, harnessOptions{Provider: "gemini"})
+	s := newSenses(h, func([]byte) string { return "a green square" })
+	s.reply = func(r llmtest.Recorded) llmtest.Reply {
+		if len(r.Audio()) > 0 {
+			return llmtest.Reply{Text: testmedia.VoiceWords}
+		}
+		return llmtest.Reply{Text: "I see."}
+	}
+	h.start()
+	photo := testmedia.PNG(12, 12, color.RGBA{G: 255, A: 255})
+	id, _ := h.emu.AddFile(photo, telegramtest.KindPhoto)
+	h.emu.SendPrivate(alice, "what is it?", telegramtest.WithPhoto(id))
+	h.waitSent(alice.ID, 1)
+	voice, _ := h.emu.AddFile(testmedia.Voice(), telegramtest.KindVoice)
+	h.emu.SendPrivate(alice, "", telegramtest.WithVoice(voice, 3))
+	h.waitSent(alice.ID, 2)
+
+	var turns []llmtest.Recorded
+	for _, r := range chatRequests(h) {
+		if len(r.Audio()) == 0 {
+			turns = append(turns, r)
+		}
+	}
+	if len(turns) != 2 {
+		t.Fatalf("%d agent turns, want 2", len(turns))
+	}
+	if imgs := turns[0].Images(); len(imgs) != 1 || !bytes.Equal(imgs[0].Data, photo) || imgs[0].MIME != "image/png" {
+		t.Errorf("the photo did not reach Gemini as inline_data: %d images", len(imgs))
+	}
+	if text := requestText(turns[1]); !strings.Contains(text, `[voice 3s: "`+testmedia.VoiceWords+`"]`) {
+		t.Errorf("the voice note's words are missing:\n%s", text)
+	}
+	h.stop()
+}
