@@ -319,7 +319,9 @@ func TestBadMediaKeepsTheConversation(t *testing.T) {
 	for _, r := range chatRequests(h) {
 		all += requestText(r)
 	}
-	for _, want := range []string{"[photo: could not be read]", "empty", "[sticker Broken 🙃", "[video", "[voice 2s"} {
+	for _, want := range []string{"[photo: could not be read]", `[document "empty.txt": the file is empty]`,
+		"[sticker Broken 🙃: could not be read]", "[video 600s: over 20 MB, too big to download]",
+		"[voice 2s: the transcriber could not read it (unsupported codec or format)]"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the prompts lack %q:\n%s", want, all)
 		}
