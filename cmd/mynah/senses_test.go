@@ -304,12 +304,16 @@ func TestBadMediaKeepsTheConversation(t *testing.T) {
 	tgs := h.emu.AddStickerSetFiles("Broken", "Broken", telegramtest.StickerFile{Emoji: "🙃", Data: []byte("\x1f\x8bnot really gzip")})
 	big, _ := h.emu.AddFileSized([]byte("x"), telegramtest.KindVideo, 25<<20)
 	badVoice, _ := h.emu.AddFile([]byte("OggS but not really"), telegramtest.KindVoice)
+	bomb, _ := h.emu.AddFile(testmedia.PDFBomb(64<<20), telegramtest.KindDocument)
+	almost, _ := h.emu.AddFileSized(testmedia.MP4(), telegramtest.KindVideo, 19_900_000)
 	sends := []telegramtest.MessageOption{
 		telegramtest.WithPhoto(corrupt),
 		telegramtest.WithDocument(empty, "empty.txt"),
 		telegramtest.WithSticker(tgs.Stickers[0].FileID, "🙃", "Broken"),
 		telegramtest.WithVideo(big, 600),
 		telegramtest.WithVoice(badVoice, 2),
+		telegramtest.WithDocument(bomb, "report.pdf"),
+		telegramtest.WithVideo(almost, 1),
 	}
 	for i, opt := range sends {
 		h.emu.SendPrivate(alice, fmt.Sprintf("item %d", i+1), opt)
@@ -321,15 +325,21 @@ func TestBadMediaKeepsTheConversation(t *testing.T) {
 	}
 	for _, want := range []string{"[photo: could not be read]", `[document "empty.txt": the file is empty]`,
 		"[sticker Broken 🙃: could not be read]", "[video 600s: over 20 MB, too big to download]",
-		"[voice 2s: the transcriber could not read it (unsupported codec or format)]"} {
+		"[voice 2s: the transcriber could not read it (unsupported codec or format)]",
+		`[document "report.pdf": `} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the prompts lack %q:\n%s", want, all)
 		}
 	}
-	for _, r := range chatRequests(h) {
+	reqs := chatRequests(h)
+	for i, r := range reqs[:len(reqs)-1] {
 		if len(r.Images()) != 0 {
-			t.Errorf("a broken file reached the model as an image")
+			t.Errorf("broken file %d reached the model as an image", i+1)
 		}
+	}
+	// A video just under Telegram's 20 MB limit is downloaded and watched like any other.
+	if _, err := exec.LookPath("ffmpeg"); err == nil && len(reqs[len(reqs)-1].Images()) == 0 {
+		t.Error("the 19.9 MB video's frames did not reach the model")
 	}
 	h.stop()
 	if out := mustCLI(t, h, "media", "list", "--config", h.dir, "--status", "unsupported"); strings.Count(out, "\n") < 3 {

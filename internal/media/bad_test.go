@@ -1,8 +1,6 @@
 package media
 
 import (
-	"bytes"
-	"compress/zlib"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,21 +10,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/testmedia"
 )
-
-// pdfBomb is a valid PDF whose one page's content stream inflates from a few kilobytes
-// to 64 MB.
-func pdfBomb(t *testing.T) []byte {
-	t.Helper()
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	line := []byte("BT /F1 12 Tf 72 720 Td (bomb) Tj ET\n")
-	for range (64 << 20) / len(line) {
-		zw.Write(line)
-	}
-	zw.Close()
-	return pdfWith(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n", z.Len())+z.String()+"\nendstream",
-		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>")
-}
 
 // pdfLoop is a PDF whose page tree claims a million pages and loops back on itself.
 func pdfLoop() []byte {
@@ -61,7 +44,7 @@ func TestBadInput(t *testing.T) {
 			return v.files.add(mynah.MediaPhoto, "bad", nil)
 		}, "the file is empty", false, false},
 		{"PDF bomb", func(v *env) mynah.Media {
-			md := v.files.add(mynah.MediaDocument, "bad", pdfBomb(t))
+			md := v.files.add(mynah.MediaDocument, "bad", testmedia.PDFBomb(64<<20))
 			md.FileName, md.MimeType = "report.pdf", "application/pdf"
 			return md
 		}, "PDF bomb", false, false},

@@ -7,6 +7,7 @@ package testmedia
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	_ "embed"
 	"fmt"
 	"image"
@@ -119,4 +120,23 @@ func PDFObjects(objs ...string) []byte {
 	}
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
 	return b.Bytes()
+}
+
+// PDFBomb returns a valid one-page PDF whose content stream inflates from a few
+// kilobytes to about inflated bytes.
+func PDFBomb(inflated int) []byte {
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	line := []byte("BT /F1 12 Tf 72 720 Td (bomb) Tj ET\n")
+	for range inflated / len(line) {
+		zw.Write(line)
+	}
+	zw.Close()
+	return PDFObjects(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n", z.Len())+z.String()+"\nendstream",
+	)
 }
