@@ -31,8 +31,8 @@ type CrewState struct {
 	Next    int
 	Closing bool
 	// Turn is the turn queued for that member (0: none yet), and Outcome what became of it
-	// once answered: "spoke", "passed" or "failed" ("" while unanswered, or when a newer
-	// message of the member's lane superseded it).
+	// once answered: CrewSpoke, CrewPassed, CrewFailed or CrewClosed ("" while unanswered,
+	// or when a newer message of the member's lane superseded it).
 	Turn    int64
 	Outcome string
 	// Target is the newest user message the cycle answers: the one that started it, or one
@@ -67,6 +67,8 @@ const (
 	CrewSpoke  = "spoke"
 	CrewPassed = "passed"
 	CrewFailed = "failed"
+	// CrewClosed: the moderator spoke and closed the cycle.
+	CrewClosed = "closed"
 )
 
 // CrewTurn is how far a turn queued for a crew member got.
