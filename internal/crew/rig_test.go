@@ -102,9 +102,7 @@ func (r *rig) say(text string) mynah.MessageID {
 	r.t.Helper()
 	id := r.tg.nextID()
 	msg := mynah.Message{Chat: group, ID: id, Sender: alice, Time: time.Now(), Text: text}
-	for _, e := range mentions(text) {
-		msg.Entities = append(msg.Entities, e)
-	}
+	msg.Entities = append(msg.Entities, mentions(text)...)
 	for _, name := range r.names {
 		u := mynah.Update{ID: r.update.Add(1), Kind: "message", Chat: group, Users: []mynah.User{alice}, Message: &msg}
 		if cmd, _, _ := strings.Cut(text, " "); strings.HasPrefix(cmd, "/") {
