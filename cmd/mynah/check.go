@@ -36,6 +36,9 @@ A problem is reported with the file, the key and what is wrong; the exit code is
 				fmt.Fprintf(out, "agent %s: model %s (%s), roles %v, budget %d tokens, history cap %d\n",
 					a.Name, a.Model, cmp.Or(a.Provider.BaseURL, "default endpoint"), a.Roles, a.ContextTokens-a.ReplyTokens, a.HistoryMessages)
 			}
+			for _, c := range cfg.Crews {
+				fmt.Fprintln(out, describeCrew(c))
+			}
 			if online {
 				if failed := checkOnline(cmd.Context(), cfg, out); failed > 0 {
 					return fmt.Errorf("%d bot token(s) or provider key(s) did not work", failed)

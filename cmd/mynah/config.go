@@ -26,6 +26,7 @@ type config struct {
 	Shutdown  time.Duration
 	Parallel  int // turns answered at once per agent, across chats
 	Metrics   metricsConfig
+	Crews     []crewConfig // crew_config.go
 	getenv    func(string) string
 	accessEnv accessEnv
 }
@@ -40,6 +41,7 @@ type fileConfig struct {
 	Shutdown  duration                  `yaml:"shutdown_timeout"`
 	Parallel  int                       `yaml:"parallel_turns"`
 	Metrics   metricsConfig             `yaml:"metrics"`
+	Crews     []crewFile                `yaml:"crews"`
 }
 
 type metricsConfig struct {
@@ -251,6 +253,9 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		return nil, err
 	}
 	cfg.Agents = agents
+	if cfg.Crews, err = resolveCrews(path, fc.Crews, agents); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
