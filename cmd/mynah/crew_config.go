@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/prompt"
+	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // crewFile is one entry of crews in mynah.yaml, as written:
@@ -301,4 +303,41 @@ func ingestCrew(cfg *config, a agentConfig, e *crew.Engine) ingest.Crew {
 		return nil
 	}
 	return e
+}
+
+// crewTurn makes t what agent's next turn in chat would be when it works in a crew there:
+// the crew's layer, the member's history policy and, during a cycle, the message the cycle
+// answers. It returns a note for context show, "" when agent is in no crew in chat.
+func crewTurn(ctx context.Context, cfg *config, db *sqlite.DB, agent string, chat mynah.ChatID, t *prompt.Turn) (string, error) {
+	for _, c := range cfg.crewsOf(agent) {
+		if c.Chat != chat && (c.Chat != 0 || chat >= 0) {
+			continue
+		}
+		// The members' bots are known from what each sent.
+		bots := map[string]mynah.User{}
+		for _, m := range c.Members {
+			hist, err := db.History(ctx, m.Agent, chat, 0, 0, 100)
+			if err != nil {
+				return "", err
+			}
+			for _, msg := range hist {
+				if msg.Outgoing {
+					bots[m.Agent] = msg.Sender
+				}
+			}
+		}
+		t.Layer = c.Layer(agent, bots)
+		t.Policy = c.Members[c.index(agent)].History
+		st, err := db.CrewState(ctx, c.Name, chat)
+		if err != nil {
+			return "", err
+		}
+		note := fmt.Sprintf(", crew %s", c.Name)
+		if st.Active {
+			t.Target = st.Target
+			note += fmt.Sprintf(": cycle %d, round %d, %s's turn", st.Cycle, st.Round, st.Members[st.Next].Agent)
+		}
+		return note, nil
+	}
+	return "", nil
 }

@@ -112,9 +112,15 @@ func (h *crewHarness) waitQuiet() {
 			h.t.Fatalf("updates not taken: %v\n%s", err, h.logs.String())
 		}
 	}
-	for {
-		if n := h.activeCycles(); n == 0 {
-			return
+	for quiet := 0; ; {
+		// Twice in a row: a turn's end and the next member's turn are one transaction, but
+		// an update is between the emulator and the store a moment before it is a turn.
+		if h.busy() == 0 {
+			if quiet++; quiet == 2 {
+				return
+			}
+		} else {
+			quiet = 0
 		}
 		select {
 		case <-ctx.Done():
@@ -165,8 +171,11 @@ func (h *crewHarness) query(q string, args ...any) [][]string {
 	return out
 }
 
-func (h *crewHarness) activeCycles() int {
-	return len(h.query("SELECT crew FROM crew_states WHERE active = 1"))
+// busy counts the crew cycles under way, the turns not done and the parts not delivered.
+func (h *crewHarness) busy() int {
+	n := len(h.query("SELECT crew FROM crew_states WHERE active = 1"))
+	n += len(h.query("SELECT id FROM turns WHERE done_at IS NULL"))
+	return n + len(h.query("SELECT id FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL"))
 }
 
 // talks answers each member's first rounds requests with "<member> <n>", then passes.
@@ -247,4 +256,176 @@ func TestCrewCycle(t *testing.T) {
 		t.Errorf("/agents answered %q", s[9])
 	}
 	h.stop()
+}
+
+// TestCrewCommands: in the crew's group /agents shows the members, their order, whose
+// turn it is and the mode; /next skips the member whose turn it is (its answer, still
+// being written, is never sent); /stop ends the cycle; /crew reset starts a new crew
+// session; a bare command is answered once, by the first member; context show prints
+// what a member would see, crew layer included.
+func TestCrewCommands(t *testing.T) {
+	h := newCrewHarness(t, teamYAML, func(member string, n int, r llmtest.Recorded) llmtest.Reply {
+		text := requestText(r)
+		switch {
+		case member == "Coder" && n == 0:
+			return llmtest.Reply{Text: "Coder late", Delay: 4 * time.Second}
+		case strings.Contains(text, "second job") && member == "Coder":
+			return llmtest.Reply{Text: "Coder slow", Delay: 4 * time.Second}
+		}
+		return llmtest.Reply{Text: fmt.Sprintf("%s #%d", member, n+1)}
+	})
+	h.start()
+	h.emu.SendGroup(crewRoom, alice, "@analyst_bot build the importer")
+	h.waitSaid(1)
+	h.waitRequestsOf("Coder", 1)
+	out, err := h.mynah("context", "show", "--config", h.dir, "--agent", "Coder", "--chat", fmt.Sprint(crewRoom.ID))
+	if err != nil || !strings.Contains(out, "crew team: cycle 1, round 1, Coder's turn") || !strings.Contains(out, `Crew \"team\"`) ||
+		!strings.Contains(out, "Analyst #1") {
+		t.Errorf("context show for the member whose turn it is: %v\n%s", err, out)
+	}
+	h.emu.SendGroup(crewRoom, alice, "/agents")
+	s := h.waitSaid(2)
+	if !strings.HasPrefix(s[1], "Analyst: Crew team (round robin") || !strings.Contains(s[1], "2. Coder @coder_bot ← speaking") ||
+		!strings.Contains(s[1], "Cycle 1, round 1 of 2") {
+		t.Errorf("/agents answered %q", s[1])
+	}
+	h.emu.SendGroup(crewRoom, alice, "/next")
+	h.waitQuiet()
+	got := firstLines(h.said())
+	want := []string{"Analyst: Analyst #1", "Analyst: Crew team (round robin, at most 2 rounds, pass .....):", "Analyst: Skipped Coder.",
+		"Critic: Critic #1", "Analyst: Analyst #2", "Coder: Coder #2", "Critic: Critic #2"}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("after /next (-got +want):\n%s", diff)
+	}
+
+	// /stop ends a cycle at once.
+	h.emu.SendGroup(crewRoom, alice, "@analyst_bot second job")
+	h.waitRequestsOf("Coder", 3)
+	h.emu.SendGroup(crewRoom, alice, "/stop")
+	h.waitQuiet()
+	if got := firstLines(h.said())[7:]; !slices.Equal(got, []string{"Analyst: Analyst #3", "Analyst: Stopped."}) {
+		t.Errorf("the stopped cycle: %q", got)
+	}
+	// /crew reset: a new session for every member, turn counts from zero; /agents@bot
+	// names the member that answers.
+	h.emu.SendGroup(crewRoom, alice, "/crew reset")
+	s = h.waitSaid(10)
+	if !strings.HasPrefix(s[9], "Analyst: Started a new crew session") {
+		t.Errorf("/crew reset answered %q", s[9])
+	}
+	rows := h.query("SELECT agent, max(start_id) FROM sessions WHERE chat_id = ? GROUP BY agent ORDER BY agent", crewRoom.ID)
+	if len(rows) != 3 || rows[0][1] != rows[1][1] || rows[1][1] != rows[2][1] || rows[0][1] == "0" {
+		t.Errorf("sessions after /crew reset: %v, want one new session for every member", rows)
+	}
+	h.emu.SendGroup(crewRoom, alice, "/agents@critic_bot")
+	if s = h.waitSaid(11); !strings.HasPrefix(s[10], "Critic: Crew team") || strings.Contains(s[10], "turns)") {
+		t.Errorf("/agents@critic_bot answered %q", s[10])
+	}
+	time.Sleep(200 * time.Millisecond) // Coder's dropped answers would arrive now
+	for _, line := range h.said() {
+		if strings.Contains(line, "Coder late") || strings.Contains(line, "Coder slow") {
+			t.Errorf("a skipped or stopped member's answer was sent: %q", line)
+		}
+	}
+	h.stop()
+}
+
+// waitRequestsOf waits until member's model was asked n times.
+func (h *crewHarness) waitRequestsOf(member string, n int) {
+	h.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(h.requests(member)) < n {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s was asked %d times, want %d\n%s", member, len(h.requests(member)), n, h.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCrewInterjection: a message written during a cycle starts no second cycle; the next
+// member to speak sees it and answers it.
+func TestCrewInterjection(t *testing.T) {
+	h := newCrewHarness(t, teamYAML, func(member string, n int, r llmtest.Recorded) llmtest.Reply {
+		if member == "Analyst" && n == 0 {
+			return llmtest.Reply{Text: "Analyst thinking", Delay: time.Second}
+		}
+		return talks(1)(member, n, r)
+	})
+	h.start()
+	h.emu.SendGroup(crewRoom, alice, "@analyst_bot first question")
+	h.waitRequestsOf("Analyst", 1)
+	extra := h.emu.SendGroup(crewRoom, alice, "@critic_bot and also the edge cases")
+	h.waitQuiet()
+	want := []string{"Analyst: Analyst thinking", "Coder: Coder #1", "Critic: Critic #1"}
+	if diff := cmp.Diff(h.said(), want); diff != "" {
+		t.Errorf("the group saw (-got +want):\n%s", diff)
+	}
+	coder := requestText(h.requests("Coder")[0])
+	if !strings.Contains(coder, "also the edge cases") || !strings.Contains(coder, fmt.Sprintf("message_id %d.", extra.MessageID)) {
+		t.Errorf("Coder's request does not answer the interjection:\n%s", coder)
+	}
+	if rows := h.query("SELECT cycle FROM crew_states WHERE crew = 'team'"); len(rows) != 1 || rows[0][0] != "1" {
+		t.Errorf("cycles: %v, want one", rows)
+	}
+	h.stop()
+}
+
+// TestCrewTimeoutModeratorFailures: a moderated crew. The moderator opens, a member that
+// does not answer within the crew's timeout is skipped for the round, the moderator closes
+// the cycle by ending its message with the pass token (not sent). Then a message no member
+// can answer ends the cycle after one round, with no apology sent.
+func TestCrewTimeoutModeratorFailures(t *testing.T) {
+	h := newCrewHarness(t, `crews:
+  - name: team
+    chat: "*"
+    members: [Analyst, Coder, Critic]
+    moderator: Critic
+    timeout: 1s
+`, func(member string, n int, r llmtest.Recorded) llmtest.Reply {
+		text := requestText(r)
+		switch {
+		case strings.Contains(text, "nobody can"):
+			return llmtest.Reply{Status: 400, Message: "invalid request"}
+		case member == "Analyst":
+			return llmtest.Reply{Text: "too late", Delay: 5 * time.Second}
+		case member == "Critic" && n == 0:
+			return llmtest.Reply{Text: "Coder, go."}
+		case member == "Critic":
+			return llmtest.Reply{Text: "Good enough. ....."}
+		}
+		return llmtest.Reply{Text: "Coder done"}
+	})
+	h.start()
+	// A "*" crew works in any group where every member is present.
+	for _, b := range h.bots {
+		h.emu.SendGroup(crewRoom, alice, "hello "+b.name, telegramtest.ToBot(b.token))
+	}
+	h.waitQuiet()
+	h.emu.SendGroup(crewRoom, alice, "@coder_bot ship it")
+	h.waitQuiet()
+	want := []string{"Critic: Coder, go.", "Coder: Coder done", "Critic: Good enough."}
+	if diff := cmp.Diff(h.said(), want); diff != "" {
+		t.Errorf("the group saw (-got +want):\n%s", diff)
+	}
+	if rows := h.query("SELECT ended FROM crew_states"); len(rows) != 1 || rows[0][0] != "the moderator closed it" {
+		t.Errorf("ended: %v", rows)
+	}
+	h.emu.SendGroup(crewRoom, alice, "@coder_bot nobody can answer this")
+	h.waitQuiet()
+	if got := h.said(); len(got) != 3 {
+		t.Errorf("after a round of failures the group saw %q, want nothing more", got[3:])
+	}
+	if rows := h.query("SELECT ended, round FROM crew_states"); len(rows) != 1 || rows[0][0] != "every member failed (error or timeout)" || rows[0][1] != "1" {
+		t.Errorf("ended: %v", rows)
+	}
+	h.stop()
+}
+
+// firstLines keeps the first line of each message.
+func firstLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i], _, _ = strings.Cut(l, "\n")
+	}
+	return out
 }

@@ -94,7 +94,7 @@ func (e *Engine) Command(ctx context.Context, agent string, msg *mynah.Message, 
 		return "", true, err
 	}
 	if note != "" {
-		return note + "\n" + e.describe(c, st), true, nil
+		return note + "\n\n" + e.describe(c, st), true, nil
 	}
 	return e.describe(c, st), true, nil
 }
@@ -118,7 +118,7 @@ func (e *Engine) skip(c Crew, st *mynah.CrewState) *mynah.Turn {
 func (e *Engine) describe(c Crew, st mynah.CrewState) string {
 	var b strings.Builder
 	bots := e.botsOf()
-	fmt.Fprintf(&b, "Crew %s (%s, at most %d rounds, pass %s):", c.Name, c.mode(), c.MaxRounds, c.Pass)
+	fmt.Fprintf(&b, "Crew %s (%s, at most %d rounds, pass %s):\n", c.Name, c.mode(), c.MaxRounds, c.Pass)
 	for i, m := range c.Members {
 		fmt.Fprintf(&b, "\n%d. %s", i+1, m.Agent)
 		if u := bots[m.Agent]; u.Username != "" {
@@ -132,13 +132,13 @@ func (e *Engine) describe(c Crew, st mynah.CrewState) string {
 		}
 	}
 	if !st.Active {
-		b.WriteString("\nNo cycle under way: write to a member to start one.")
+		b.WriteString("\n\nNo cycle under way: write to a member to start one.")
 		if st.Ended != "" {
 			fmt.Fprintf(&b, " The last ended: %s.", st.Ended)
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "\nCycle %d, round %d of %d", st.Cycle, st.Round, c.MaxRounds)
+	fmt.Fprintf(&b, "\n\nCycle %d, round %d of %d", st.Cycle, st.Round, c.MaxRounds)
 	if st.Closing {
 		b.WriteString(" (closing)")
 	}
