@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -428,4 +432,91 @@ func firstLines(lines []string) []string {
 		out[i], _, _ = strings.Cut(l, "\n")
 	}
 	return out
+}
+
+var crewKills = flag.Int("crew.kills", 6, "SIGKILLs of TestCrewKill")
+
+var taskRE = regexp.MustCompile(`task (\d+)`)
+
+// TestCrewKill kills mynah with SIGKILL at random moments during crew cycles (members
+// take 150-400 ms to answer) and restarts it at once: every cycle completes, each member
+// answering each task exactly once, in order, apart from the documented duplicate window
+// of delivery (a message Telegram accepted just before the kill, sent again after it).
+//
+//	go test -run TestCrewKill ./cmd/mynah -crew.kills=30
+func TestCrewKill(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, seed>>32))
+	var mu sync.Mutex
+	h := newCrewHarness(t, teamYAML, func(member string, _ int, r llmtest.Recorded) llmtest.Reply {
+		text := requestText(r)
+		task := 0
+		for _, m := range taskRE.FindAllStringSubmatch(text, -1) {
+			task = max(task, atoi(m[1]))
+		}
+		mu.Lock()
+		delay := time.Duration(150+rng.IntN(250)) * time.Millisecond
+		mu.Unlock()
+		if strings.Contains(text, fmt.Sprintf("%s on task %d", member, task)) {
+			return llmtest.Reply{Text: ".....", Delay: delay / 4} // said it already: round 2
+		}
+		return llmtest.Reply{Text: fmt.Sprintf("%s on task %d", member, task), Delay: delay}
+	})
+	t.Cleanup(func() {
+		if h.proc != nil {
+			_ = h.proc.Process.Kill()
+			<-h.exited
+			h.proc = nil
+		}
+	})
+	kills := *crewKills
+	cycles := kills
+	h.spawn()
+	for i := 1; i <= cycles; i++ {
+		h.emu.SendGroup(crewRoom, alice, fmt.Sprintf("@analyst_bot task %d", i))
+		mu.Lock()
+		alive := time.Duration(rng.IntN(1200)) * time.Millisecond
+		mu.Unlock()
+		time.Sleep(alive) // the deliberate, random moment of the kill
+		fmt.Fprintf(h.logs, "=== crew kill %d after %v\n", i, alive)
+		h.killNow()
+		h.spawn()
+		h.waitQuiet()
+	}
+	h.stop()
+	counts := map[string]int{}
+	var order []string
+	for _, line := range h.said() {
+		counts[line]++
+		if counts[line] == 1 {
+			order = append(order, line)
+		}
+	}
+	duplicates := 0
+	for i := 1; i <= cycles; i++ {
+		for j, b := range h.bots {
+			line := fmt.Sprintf("%s: %s on task %d", b.name, b.name, i)
+			n := counts[line]
+			if n == 0 {
+				t.Errorf("%q missing", line)
+			}
+			duplicates += max(n-1, 0)
+			if at := slices.Index(order, line); at < 0 || order[(i-1)*3+j] != line {
+				t.Errorf("%q at %d of %q", line, at, order)
+			}
+		}
+	}
+	if len(order) != 3*cycles {
+		t.Errorf("the group saw %d different messages, want %d: %q", len(order), 3*cycles, order)
+	}
+	if duplicates > kills {
+		t.Errorf("%d duplicates after %d kills", duplicates, kills)
+	}
+	t.Logf("kills: %d; cycles: %d; member messages: %d; duplicates (sent, killed before recorded, sent again): %d", kills, cycles, len(h.said()), duplicates)
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
