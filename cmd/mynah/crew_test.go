@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -519,4 +521,39 @@ func TestCrewKill(t *testing.T) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// TestPlayCrew: mynah play --crew runs every member in one terminal: each line goes to
+// the crew, whose members answer in turn, each line of output prefixed with its speaker.
+func TestPlayCrew(t *testing.T) {
+	h := newCrewHarness(t, teamYAML, talks(1))
+	cmd := exec.Command(os.Args[0], "play", "--config", h.dir, "--crew", "team")
+	cmd.Args[0] = "mynah"
+	cmd.Env = playEnv(h.harness)
+	cmd.Stdin = strings.NewReader("plan the picnic\n/agents\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mynah play --crew: %v\n%s", err, out)
+	}
+	var said []string
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, b := range h.bots {
+			if strings.HasPrefix(line, b.name+": ") {
+				said = append(said, line)
+			}
+		}
+	}
+	want := []string{"Analyst: Analyst #1", "Coder: Coder #1", "Critic: Critic #1", "Analyst: Crew team (round robin, at most 2 rounds, pass .....):"}
+	if len(said) != 4 || !slices.Equal(said[:3], want[:3]) && !slices.Equal(said[1:], want[:3]) {
+		t.Errorf("play --crew printed (want %q in order, and the /agents reply):\n%s", want, out)
+	}
+	if !strings.Contains(string(out), "You are in a group with the crew team: Analyst, Coder, Critic.") {
+		t.Errorf("play --crew does not say who is there:\n%s", out)
+	}
+	nope := exec.Command(os.Args[0], "play", "--config", h.dir, "--crew", "nope")
+	nope.Args[0] = "mynah"
+	nope.Env = playEnv(h.harness)
+	if out, err := nope.CombinedOutput(); err == nil || !strings.Contains(string(out), `--crew "nope": no such crew in mynah.yaml (crews: team)`) {
+		t.Errorf("play --crew nope: %v\n%s", err, out)
+	}
 }
