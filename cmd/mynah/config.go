@@ -70,9 +70,10 @@ type webhookConfig struct {
 }
 
 type providerConfig struct {
-	Kind    string `yaml:"kind"` // openai, anthropic, gemini
-	APIKey  secret `yaml:"api_key"`
-	BaseURL string `yaml:"base_url"`
+	Kind        string           `yaml:"kind"` // openai, anthropic, gemini, cli
+	APIKey      secret           `yaml:"api_key"`
+	BaseURL     string           `yaml:"base_url"`
+	cliSettings `yaml:",inline"` // kind cli (cli_config.go)
 }
 
 // agentFront is the front matter of agents/<Name>.md.
@@ -238,6 +239,11 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		}
 		if _, ok := kindOf(p.Kind); !ok {
 			return nil, &configError{path, "providers." + name + ".kind", fmt.Sprintf("unknown provider %q (want %s)", p.Kind, orList(kindNames(anyKind)))}
+		}
+		if p.Kind == "cli" {
+			if err := validateCLI(path, name, p); err != nil {
+				return nil, err
+			}
 		}
 		cfg.Providers[name] = p
 	}

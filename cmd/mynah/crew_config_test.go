@@ -79,3 +79,35 @@ func TestCrewConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestCLIConfig: model cli/NAME names a provider of kind cli, with its command line and
+// output format; it needs no API key. What cannot run is reported with its key.
+func TestCLIConfig(t *testing.T) {
+	files := func(providers, model string) map[string]string {
+		return map[string]string{
+			"mynah.yaml":      "providers:\n" + providers,
+			"agents/Mynah.md": agentFile("model: " + model + "\n"),
+		}
+	}
+	cfg, err := testConfig(t, files("  claude-code:\n    kind: cli\n    command: claude -p --output-format stream-json --verbose\n    format: claude\n    timeout: 10m\n", "cli/claude-code"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cfg.Agents[0]
+	if a.Provider.Kind != "cli" || strings.Join(a.Provider.Command, " ") != "claude -p --output-format stream-json --verbose" || a.ModelID != "claude-code" {
+		t.Errorf("agent's provider %+v, model %q", a.Provider, a.ModelID)
+	}
+	for _, c := range []struct{ name, providers, model, want string }{
+		{"no such provider", "  x:\n    kind: openai\n", "cli/claude-code", "model: cli/claude-code: add a provider claude-code of kind cli"},
+		{"not a cli", "  claude-code:\n    kind: openai\n", "cli/claude-code", "add a provider claude-code of kind cli"},
+		{"no command", "  claude-code:\n    kind: cli\n    format: claude\n", "cli/claude-code", "providers.claude-code.command: required for kind cli"},
+		{"bad format", "  claude-code:\n    kind: cli\n    command: claude\n    format: yaml\n", "cli/claude-code", `providers.claude-code.format: "yaml" is not claude, codex, gemini or text`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := testConfig(t, files(c.providers, c.model), testEnv)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}

@@ -557,3 +557,95 @@ func TestPlayCrew(t *testing.T) {
 		t.Errorf("play --crew nope: %v\n%s", err, out)
 	}
 }
+
+// fakeClaude is a fake Claude Code for the tests: it records its arguments and the prompt
+// it reads in $FAKE_AGENT_DIR and answers in stream-json, resuming the session --resume
+// names or starting a new one.
+const fakeClaude = `#!/bin/sh
+dir="$FAKE_AGENT_DIR"
+n=$(ls "$dir" | grep -c args)
+n=$((n + 1))
+printf '%s\n' "$@" > "$dir/$n.args"
+cat > "$dir/$n.stdin"
+session="sess-$n"
+prev=""
+for a in "$@"; do
+	if [ "$prev" = "--resume" ]; then session="$a"; fi
+	prev="$a"
+done
+echo '{"type":"system","subtype":"init","session_id":"'"$session"'","model":"fake-claude"}'
+echo '{"type":"assistant","message":{"content":[{"type":"text","text":"cli answer '"$n"'"}]},"session_id":"'"$session"'"}'
+echo '{"type":"result","subtype":"success","is_error":false,"result":"cli answer '"$n"'","session_id":"'"$session"'","usage":{"input_tokens":10,"output_tokens":3}}'
+`
+
+// TestCrewCLIMember: a crew member whose model is a command-line agent (a fake Claude
+// Code): its first turn starts a session with its instructions and the whole
+// conversation; later turns, also after a restart, resume the stored session and send
+// only the messages it has not seen.
+func TestCrewCLIMember(t *testing.T) {
+	agentDir := t.TempDir()
+	calls := t.TempDir()
+	script := filepath.Join(agentDir, "claude")
+	if err := os.WriteFile(script, []byte(fakeClaude), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := newCrewHarness(t, `providers:
+  claude-code:
+    kind: cli
+    command: `+script+` -p --output-format stream-json --verbose
+    format: claude
+    timeout: 30s
+crews:
+  - name: team
+    chat: -1001234567890
+    members: [Analyst, Coder, Critic]
+    max_rounds: 1
+`, func(member string, n int, r llmtest.Recorded) llmtest.Reply {
+		return llmtest.Reply{Text: fmt.Sprintf("%s #%d", member, n+1)}
+	})
+	write(t, filepath.Join(h.dir, "agents", "Coder.md"), "---\ntelegram_token: ${CODER_TOKEN}\nmodel: cli/claude-code\n---\nCoder of the team: writes the code.\nYou are Coder.\n")
+	h.env = append(h.env, "FAKE_AGENT_DIR="+calls)
+	h.start()
+	h.emu.SendGroup(crewRoom, alice, "@analyst_bot task one")
+	h.waitQuiet()
+	h.emu.SendGroup(crewRoom, alice, "@analyst_bot task two")
+	h.waitQuiet()
+	h.stop()
+	h.start()
+	h.emu.SendGroup(crewRoom, alice, "@analyst_bot task three")
+	h.waitQuiet()
+	h.stop()
+
+	want := []string{"Analyst: Analyst #1", "Coder: cli answer 1", "Critic: Critic #1",
+		"Analyst: Analyst #2", "Coder: cli answer 2", "Critic: Critic #2",
+		"Analyst: Analyst #3", "Coder: cli answer 3", "Critic: Critic #3"}
+	if diff := cmp.Diff(h.said(), want); diff != "" {
+		t.Errorf("the group saw (-got +want):\n%s", diff)
+	}
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(calls, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	if args, stdin := read("1.args"), read("1.stdin"); strings.Contains(args, "--resume") || !strings.Contains(stdin, "You are Coder.") ||
+		!strings.Contains(stdin, "task one") || !strings.Contains(stdin, "Analyst #1") {
+		t.Errorf("the first call started no new session with everything (args %q):\n%s", args, stdin)
+	}
+	for _, n := range []string{"2", "3"} {
+		args, stdin := read(n+".args"), read(n+".stdin")
+		if !strings.Contains(args, "--resume\nsess-1\n") {
+			t.Errorf("call %s did not resume the session: %q", n, args)
+		}
+		if strings.Contains(stdin, "You are Coder.") || strings.Contains(stdin, "task one") || !strings.Contains(stdin, "## New messages") {
+			t.Errorf("call %s was sent what the session has seen:\n%s", n, stdin)
+		}
+	}
+	if stdin := read("3.stdin"); !strings.Contains(stdin, "task three") || !strings.Contains(stdin, "Analyst #3") || strings.Contains(stdin, "task two") {
+		t.Errorf("after the restart the session got:\n%s", stdin)
+	}
+	if rows := h.query("SELECT session_id, turns FROM model_sessions"); len(rows) != 1 || rows[0][0] != "sess-1" || rows[0][1] != "3" {
+		t.Errorf("stored sessions: %v", rows)
+	}
+}

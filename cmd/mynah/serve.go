@@ -205,7 +205,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
 		}
 	}
-	models, err := agentModels(a, log)
+	models, err := agentModels(a, log, db, cfg.reminderEvery(a.Name))
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
