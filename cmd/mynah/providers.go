@@ -164,6 +164,9 @@ func anyKind(providerKind) bool { return true }
 
 func embeds(k providerKind) bool { return k.NewEmbedder != nil }
 
+// apiKind reports whether k is a provider's API (not a command-line agent).
+func apiKind(k providerKind) bool { return !k.NoKey }
+
 // orList joins words as "a, b or c".
 func orList(words []string) string {
 	if len(words) < 2 {
