@@ -36,8 +36,11 @@ type CrewState struct {
 	Turn    int64
 	Outcome string
 	// Target is the newest user message the cycle answers: the one that started it, or one
-	// written during it. Replied is the last target a member's message replied to.
+	// written during it. Asked is the target of the member's turn queued last (a message
+	// newer than it, written as the cycle ended, starts the next cycle). Replied is the
+	// last target a member's message replied to.
 	Target  MessageID
+	Asked   MessageID
 	Replied MessageID
 	// Spoke, Passed and Failed are the members that spoke, passed and failed (an error, a
 	// timeout) in this round.

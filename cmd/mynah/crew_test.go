@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,7 +45,7 @@ type crewHarness struct {
 	reqs map[string][]llmtest.Recorded
 }
 
-func newCrewHarness(t *testing.T, crewYAML string, reply func(member string, n int, r llmtest.Recorded) llmtest.Reply) *crewHarness {
+func newCrewHarness(t testing.TB, crewYAML string, reply func(member string, n int, r llmtest.Recorded) llmtest.Reply) *crewHarness {
 	t.Helper()
 	h := &crewHarness{harness: newHarness(t, harnessOptions{YAML: "defaults:\n  debounce: 0s\n" + crewYAML}), reqs: map[string][]llmtest.Recorded{}}
 	for i, name := range []string{"Analyst", "Coder", "Critic"} {
@@ -647,5 +648,82 @@ crews:
 	}
 	if rows := h.query("SELECT session_id, turns FROM model_sessions"); len(rows) != 1 || rows[0][0] != "sess-1" || rows[0][1] != "3" {
 		t.Errorf("stored sessions: %v", rows)
+	}
+}
+
+// BenchmarkCrewLoad: a crew of three members, each answering in 200 ms, and 100 user
+// messages in one group, each sent when the cycle of the one before has ended. Every
+// cycle must complete in order with each member's message once, and each member's request
+// must hold the user's message and every earlier member's message of its cycle. It
+// reports the CPU time mynah spends per member turn (the members' 200 ms are the fake
+// provider's, not mynah's).
+//
+//	go test -run '^$' -bench CrewLoad -benchtime 1x ./cmd/mynah
+func BenchmarkCrewLoad(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("reads /proc")
+	}
+	const messages = 100
+	for range b.N {
+		var mu sync.Mutex
+		var missing []string
+		h := newCrewHarness(b, strings.Replace(teamYAML, "max_rounds: 2", "max_rounds: 1", 1), func(member string, _ int, r llmtest.Recorded) llmtest.Reply {
+			text := requestText(r)
+			task := 0
+			for _, m := range taskRE.FindAllStringSubmatch(text, -1) {
+				task = max(task, atoi(m[1]))
+			}
+			for _, earlier := range []string{"Analyst", "Coder", "Critic"} {
+				if earlier == member {
+					break
+				}
+				if want := fmt.Sprintf("%s on task %d", earlier, task); !strings.Contains(text, want) {
+					mu.Lock()
+					missing = append(missing, member+" lacks "+want)
+					mu.Unlock()
+				}
+			}
+			return llmtest.Reply{Text: fmt.Sprintf("%s on task %d", member, task), Delay: 200 * time.Millisecond}
+		})
+		h.env = append(h.env, "MYNAH_LOG_LEVEL=warn")
+		h.start()
+		pid := h.proc.Process.Pid
+		time.Sleep(time.Second) // start-up settles
+		cpu0 := cpuTime(b, pid)
+		started := time.Now()
+		for i := 1; i <= messages; i++ {
+			h.emu.SendGroup(crewRoom, alice, fmt.Sprintf("@coder_bot task %d", i))
+			h.waitSent(crewRoom.ID, 3*i)
+		}
+		h.waitQuiet()
+		elapsed := time.Since(started)
+		cpu := cpuTime(b, pid) - cpu0
+		h.stop()
+		said := h.said()
+		dup := 0
+		seen := map[string]bool{}
+		for _, s := range said {
+			if seen[s] {
+				dup++
+			}
+			seen[s] = true
+		}
+		var order []string
+		for i := 1; i <= messages; i++ {
+			for _, m := range []string{"Analyst", "Coder", "Critic"} {
+				order = append(order, fmt.Sprintf("%s: %s on task %d", m, m, i))
+			}
+		}
+		if !slices.Equal(said, order) {
+			b.Errorf("the group saw %d member messages (%d duplicates), not the %d expected in order", len(said), dup, len(order))
+		}
+		if len(missing) > 0 {
+			b.Errorf("%d member requests lacked an earlier message of their cycle, e.g. %s", len(missing), missing[0])
+		}
+		turns := 3 * messages
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(turns), "cpu-ms/turn")
+		b.ReportMetric(elapsed.Seconds()/messages, "s/cycle")
+		b.ReportMetric(float64(dup), "duplicates")
+		b.ReportMetric(float64(len(order)-len(seen)), "missing")
 	}
 }

@@ -357,3 +357,31 @@ func TestMemberHistoryPolicy(t *testing.T) {
 		t.Errorf("Ben's second request (full history) lacks the question:\n%s", full)
 	}
 }
+
+// TestMessageAsCycleEnds: a message written while the last member of the last round is
+// answering, which no member's turn was asked about, starts the next cycle as the first
+// ends: it is answered, not lost.
+func TestMessageAsCycleEnds(t *testing.T) {
+	catWrites := make(chan struct{})
+	catGo := make(chan struct{})
+	var once sync.Once
+	r := newRig(t, team(1, "Ann", "Ben", "Cat"), map[string]reply{
+		"Ann": speaks("Ann", 9), "Ben": speaks("Ben", 9),
+		"Cat": func(_ llm.Request, n int) (string, error) {
+			if n == 0 {
+				once.Do(func() { close(catWrites) })
+				<-catGo
+			}
+			return fmt.Sprintf("Cat says %d", n+1), nil
+		},
+	})
+	r.say("@ann_bot first")
+	<-catWrites
+	r.say("@ben_bot second, just as Cat answers")
+	close(catGo)
+	r.waitEnded("team", 2)
+	want := []string{"Ann: Ann says 1", "Ben: Ben says 1", "Cat: Cat says 1", "Ann: Ann says 2", "Ben: Ben says 2", "Cat: Cat says 2"}
+	if diff := cmp.Diff(r.tg.lines(), want); diff != "" {
+		t.Errorf("sent (-got +want):\n%s", diff)
+	}
+}

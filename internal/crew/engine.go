@@ -359,6 +359,7 @@ func (e *Engine) advance(ctx context.Context, c Crew, st *mynah.CrewState) (*myn
 // queue returns the turn of the member whose turn it is in st: it answers the cycle's
 // target, replying to it when no member has yet.
 func (e *Engine) queue(c Crew, st *mynah.CrewState) *mynah.Turn {
+	st.Asked = st.Target
 	t := &mynah.Turn{Agent: st.Members[st.Next].Agent, Chat: st.Chat, ThreadID: st.Thread, Target: st.Target, Created: e.opts.Now()}
 	if st.Target != st.Replied {
 		t.ReplyTo = st.Target
@@ -366,9 +367,23 @@ func (e *Engine) queue(c Crew, st *mynah.CrewState) *mynah.Turn {
 	return t
 }
 
-// end ends st's cycle for reason.
+// end ends st's cycle for reason. A message written as the cycle ended, which no member's
+// turn was asked about, starts the next cycle at once (unless the cycle was stopped), so
+// it is answered as if it had come a moment later; the next cycle's turn is returned.
 func (e *Engine) end(c Crew, st *mynah.CrewState, reason string) *mynah.Turn {
 	e.log.Info("crew cycle over", "crew", c.Name, "chat", st.Chat, "cycle", st.Cycle, "rounds", st.Round, "reason", reason)
 	st.Active, st.Closing, st.Ended, st.Turn, st.Outcome = false, false, reason, 0, ""
-	return nil
+	if st.Target <= st.Asked || reason == endStop || reason == endReset {
+		return nil
+	}
+	return e.start(c, st)
+}
+
+// start starts the next cycle in st, for its target, and returns the first member's turn.
+func (e *Engine) start(c Crew, st *mynah.CrewState) *mynah.Turn {
+	st.Cycle++
+	st.Active, st.Round, st.Next, st.Closing, st.Ended = true, 1, 0, false, ""
+	st.Spoke, st.Passed, st.Failed = nil, nil, nil
+	e.log.Info("crew cycle started", "crew", c.Name, "chat", st.Chat, "cycle", st.Cycle, "message", st.Target)
+	return e.queue(c, st)
 }

@@ -102,11 +102,8 @@ func (e *Engine) Take(ctx context.Context, agent string, t mynah.Turn) (lane.Cre
 			// The next member to speak answers it; no second cycle runs beside this one.
 			return nil, nil
 		}
-		st.Cycle++
-		st.Active, st.Round, st.Next, st.Closing, st.Thread, st.Ended = true, 1, 0, false, msg.ThreadID, ""
-		st.Spoke, st.Passed, st.Failed = nil, nil, nil
-		e.log.Info("crew cycle started", "crew", c.Name, "chat", t.Chat, "cycle", st.Cycle, "message", msg.ID, "by", agent)
-		return e.queue(c, st), nil
+		st.Thread = msg.ThreadID
+		return e.start(c, st), nil
 	})
 	if err != nil {
 		return lane.CrewTurn{}, err

@@ -14,19 +14,19 @@ import (
 // every MarkSent; it reads the crew_members_agent index and finds nothing outside crews.
 const (
 	queryCrewState = `SELECT thread_id, version, cycle, active, round, next, closing, turn_id, outcome,
-		target, replied, spoke, passed, failed, ended, command, session, updated
+		target, asked, replied, spoke, passed, failed, ended, command, session, updated
 		FROM crew_states WHERE crew = ? AND chat_id = ?`
 	queryCrewMembers = `SELECT agent, last_seen, turns FROM crew_members
 		WHERE crew = ? AND chat_id = ? ORDER BY position`
 	queryActiveCrews = `SELECT crew, chat_id FROM crew_states WHERE active = 1 ORDER BY crew, chat_id`
 	queryCrewVersion = `SELECT version FROM crew_states WHERE crew = ? AND chat_id = ?`
 	upsertCrewState  = `INSERT INTO crew_states (crew, chat_id, thread_id, version, cycle, active, round, next,
-		closing, turn_id, outcome, target, replied, spoke, passed, failed, ended, command, session, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		closing, turn_id, outcome, target, asked, replied, spoke, passed, failed, ended, command, session, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (crew, chat_id) DO UPDATE SET thread_id = excluded.thread_id, version = excluded.version,
 			cycle = excluded.cycle, active = excluded.active, round = excluded.round, next = excluded.next,
 			closing = excluded.closing, turn_id = excluded.turn_id, outcome = excluded.outcome,
-			target = excluded.target, replied = excluded.replied, spoke = excluded.spoke,
+			target = excluded.target, asked = excluded.asked, replied = excluded.replied, spoke = excluded.spoke,
 			passed = excluded.passed, failed = excluded.failed, ended = excluded.ended,
 			command = excluded.command, session = excluded.session, updated = excluded.updated`
 	deleteCrewMembers = `DELETE FROM crew_members WHERE crew = ? AND chat_id = ?`
@@ -63,12 +63,13 @@ func (db *DB) crewState(ctx context.Context, q querier, crew string, chat mynah.
 	var (
 		active, closing       bool
 		turn, target, replied int64
+		asked                 int64
 		command, session      int64
 		spoke, passed, failed string
 		updated               sql.NullInt64
 	)
 	err := q.QueryRowContext(ctx, queryCrewState, crew, int64(chat)).Scan(&s.Thread, &s.Version, &s.Cycle, &active,
-		&s.Round, &s.Next, &closing, &turn, &s.Outcome, &target, &replied, &spoke, &passed, &failed, &s.Ended,
+		&s.Round, &s.Next, &closing, &turn, &s.Outcome, &target, &asked, &replied, &spoke, &passed, &failed, &s.Ended,
 		&command, &session, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, nil
@@ -77,7 +78,8 @@ func (db *DB) crewState(ctx context.Context, q querier, crew string, chat mynah.
 		return s, err
 	}
 	s.Active, s.Closing, s.Turn = active, closing, turn
-	s.Target, s.Replied, s.Command, s.Session = mynah.MessageID(target), mynah.MessageID(replied), mynah.MessageID(command), mynah.MessageID(session)
+	s.Target, s.Asked, s.Replied = mynah.MessageID(target), mynah.MessageID(asked), mynah.MessageID(replied)
+	s.Command, s.Session = mynah.MessageID(command), mynah.MessageID(session)
 	s.Updated = fromMillis(updated)
 	for _, l := range []struct {
 		raw string
@@ -183,7 +185,7 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 			lists[i] = string(b)
 		}
 		if _, err := tx.ExecContext(ctx, upsertCrewState, s.Crew, int64(s.Chat), s.Thread, s.Version, s.Cycle,
-			boolInt(s.Active), s.Round, s.Next, boolInt(s.Closing), s.Turn, s.Outcome, int64(s.Target), int64(s.Replied),
+			boolInt(s.Active), s.Round, s.Next, boolInt(s.Closing), s.Turn, s.Outcome, int64(s.Target), int64(s.Asked), int64(s.Replied),
 			lists[0], lists[1], lists[2], s.Ended, int64(s.Command), int64(s.Session), s.Updated.UnixMilli()); err != nil {
 			return err
 		}

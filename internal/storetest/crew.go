@@ -51,7 +51,7 @@ func testCrewStateRoundTrip(t *testing.T, b Backend) {
 	}
 	st := crewOf(agentA, agentB, agentC)
 	st.Thread, st.Cycle, st.Active, st.Round, st.Next, st.Closing = 7, 3, true, 2, 1, true
-	st.Outcome, st.Target, st.Replied, st.Command, st.Session = mynah.CrewPassed, 40, 38, 39, 12
+	st.Outcome, st.Target, st.Asked, st.Replied, st.Command, st.Session = mynah.CrewPassed, 40, 37, 38, 39, 12
 	st.Spoke, st.Passed, st.Failed, st.Ended = []string{agentA}, []string{agentB}, []string{agentC}, "every member passed"
 	st.Members[1].LastSeen, st.Members[1].Turns = 41, 5
 	st.Updated = at(50)

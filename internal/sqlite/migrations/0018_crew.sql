@@ -18,6 +18,7 @@ CREATE TABLE crew_states (
 	turn_id   INTEGER NOT NULL,
 	outcome   TEXT    NOT NULL,
 	target    INTEGER NOT NULL,
+	asked     INTEGER NOT NULL,
 	replied   INTEGER NOT NULL,
 	spoke     TEXT    NOT NULL,
 	passed    TEXT    NOT NULL,
