@@ -663,7 +663,10 @@ func BenchmarkCrewLoad(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc")
 	}
-	const messages = 100
+	messages := 100
+	if n, err := strconv.Atoi(os.Getenv("MYNAH_CREW_MESSAGES")); err == nil {
+		messages = n
+	}
 	for range b.N {
 		var mu sync.Mutex
 		var missing []string
@@ -686,9 +689,16 @@ func BenchmarkCrewLoad(b *testing.B) {
 			return llmtest.Reply{Text: fmt.Sprintf("%s on task %d", member, task), Delay: 200 * time.Millisecond}
 		})
 		h.env = append(h.env, "MYNAH_LOG_LEVEL=warn")
-		h.start()
+		var args []string
+		if prof := os.Getenv("MYNAH_LOAD_CPUPROFILE"); prof != "" {
+			args = append(args, "--cpuprofile", prof)
+		}
+		h.start(args...)
 		pid := h.proc.Process.Pid
 		time.Sleep(time.Second) // start-up settles
+		idle0 := cpuTime(b, pid)
+		time.Sleep(5 * time.Second)
+		idle := (cpuTime(b, pid) - idle0) / 5 // per second, with nothing to do
 		cpu0 := cpuTime(b, pid)
 		started := time.Now()
 		for i := 1; i <= messages; i++ {
@@ -722,7 +732,8 @@ func BenchmarkCrewLoad(b *testing.B) {
 		}
 		turns := 3 * messages
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(turns), "cpu-ms/turn")
-		b.ReportMetric(elapsed.Seconds()/messages, "s/cycle")
+		b.ReportMetric(float64((cpu-time.Duration(elapsed.Seconds()*float64(idle))).Microseconds())/1000/float64(turns), "cpu-ms/turn-over-idle")
+		b.ReportMetric(elapsed.Seconds()/float64(messages), "s/cycle")
 		b.ReportMetric(float64(dup), "duplicates")
 		b.ReportMetric(float64(len(order)-len(seen)), "missing")
 	}
