@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -96,4 +97,16 @@ func (cfg *config) reminderEvery(agent string) int {
 		}
 	}
 	return n
+}
+
+// checkCLI logs, plainly, when the command of agent's command-line model r cannot be
+// found: every turn would fail, and the operator should hear of it at start.
+func checkCLI(r modelRef, agent string, log *slog.Logger) {
+	m, err := cli.New(cli.Config{Name: r.Name, Command: r.Provider.Command, Format: cli.Format(r.Provider.Format)})
+	if err == nil {
+		err = m.Check()
+	}
+	if err != nil {
+		log.Error("the command-line agent cannot be run: install it, or fix providers.<name>.command", "agent", agent, "model", r.Name, "err", err)
+	}
 }

@@ -95,6 +95,10 @@ var providerKinds = []providerKind{
 // the first message. It runs beside the agent, so a slow provider never delays start-up.
 func checkKeys(ctx context.Context, a agentConfig, hc *http.Client, log *slog.Logger) {
 	for _, r := range append([]modelRef{{Name: a.Model, Provider: a.Provider}}, a.Fallbacks...) {
+		if r.Provider.Kind == "cli" {
+			checkCLI(r, a.Name, log) // cli_config.go
+			continue
+		}
 		if err := refusedKey(ctx, r.Name, r.Provider, hc); err != nil {
 			log.Error("the model provider refused the API key", "agent", a.Name, "model", r.Name, "err", err)
 		}
