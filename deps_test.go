@@ -20,11 +20,11 @@ func TestLayering(t *testing.T) {
 	// package that speaks to something outside the process (Telegram, a file format, a
 	// database, a provider) is an adapter.
 	pipeline := map[string]bool{}
-	for _, p := range []string{"ingest", "access", "lane", "prompt", "memory", "tool", "tokens", "media"} {
+	for _, p := range []string{"ingest", "access", "lane", "prompt", "memory", "tool", "tokens", "media", "crew"} {
 		pipeline[mod+"/internal/"+p] = true
 	}
 	adapters := map[string]bool{}
-	for _, p := range []string{"telegram", "telegram/tghtml", "telegram/tgexport", "sqlite", "llm/openai", "llm/anthropic", "llm/gemini", "metrics"} {
+	for _, p := range []string{"telegram", "telegram/tghtml", "telegram/tgexport", "sqlite", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cli", "metrics"} {
 		adapters[mod+"/internal/"+p] = true
 	}
 	if len(out) == 0 {

@@ -35,6 +35,9 @@ type Store interface {
 	MediaNotes    // media.go: descriptions of media files, by file_unique_id
 	MediaQueue    // media.go: stored messages whose media wait for descriptions
 
+	Crews         // crew.go: crews' cycles, and their members' views of each other
+	ModelSessions // crew.go: sessions of command-line agents used as models
+
 	// Close releases the backend. It is safe to call twice; no method may be called
 	// after it.
 	Close() error

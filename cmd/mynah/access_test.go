@@ -267,8 +267,8 @@ func TestAdminCommands(t *testing.T) {
 	}
 	h.emu.SendGroup(group, alice, "nobody mentions the bot here")
 	h.waitSent(group.ID, 2)
-	h.emu.SendGroup(group, owner, "/stop")
-	if s := h.waitSent(group.ID, 3); !strings.HasPrefix(s[2].Text, "Stopped") {
+	h.emu.SendGroup(group, owner, "/stop") // /mute's old name, where no crew works
+	if s := h.waitSent(group.ID, 3); !strings.HasPrefix(s[2].Text, "Muted") {
 		t.Fatalf("/stop answered %q", s[2].Text)
 	}
 	h.emu.SendGroup(group, alice, "@mynah_bot hello?")

@@ -138,6 +138,11 @@ func resolveModel(cfg *config, a *agentConfig, opts loadOptions) error {
 			return &configError{a.File, "model", fmt.Sprintf("%q must be provider/model, e.g. openai/gpt-4o-mini", name)}
 		}
 		p, k, err := cfg.lookupProvider(a.File, "model", provider)
+		if provider == "cli" { // cli/NAME: the command-line agent of provider NAME
+			if p, err = cfg.cliProvider(a.File, model); err == nil {
+				k, _ = kindOf("cli")
+			}
+		}
 		if err != nil {
 			return err
 		}

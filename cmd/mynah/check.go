@@ -45,6 +45,9 @@ A problem is reported with the file, the key and what is wrong; the exit code is
 				}
 				fmt.Fprintf(out, "  media: photos %s, described by %s, %d files a minute; voice %s\n", sees, a.Describer.Name, a.Media.Budget, hears)
 			}
+			for _, c := range cfg.Crews {
+				fmt.Fprintln(out, describeCrew(c))
+			}
 			if online {
 				if failed := checkOnline(cmd.Context(), cfg, out); failed > 0 {
 					return fmt.Errorf("%d bot token(s) or provider key(s) did not work", failed)

@@ -26,6 +26,7 @@ type config struct {
 	Shutdown  time.Duration
 	Parallel  int // turns answered at once per agent, across chats
 	Metrics   metricsConfig
+	Crews     []crewConfig // crew_config.go
 	getenv    func(string) string
 	accessEnv accessEnv
 }
@@ -40,6 +41,7 @@ type fileConfig struct {
 	Shutdown  duration                  `yaml:"shutdown_timeout"`
 	Parallel  int                       `yaml:"parallel_turns"`
 	Metrics   metricsConfig             `yaml:"metrics"`
+	Crews     []crewFile                `yaml:"crews"`
 }
 
 type metricsConfig struct {
@@ -68,9 +70,10 @@ type webhookConfig struct {
 }
 
 type providerConfig struct {
-	Kind    string `yaml:"kind"` // openai, anthropic, gemini
-	APIKey  secret `yaml:"api_key"`
-	BaseURL string `yaml:"base_url"`
+	Kind        string           `yaml:"kind"` // openai, anthropic, gemini, cli
+	APIKey      secret           `yaml:"api_key"`
+	BaseURL     string           `yaml:"base_url"`
+	cliSettings `yaml:",inline"` // kind cli (cli_config.go)
 }
 
 // agentFront is the front matter of agents/<Name>.md.
@@ -237,6 +240,11 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		if _, ok := kindOf(p.Kind); !ok {
 			return nil, &configError{path, "providers." + name + ".kind", fmt.Sprintf("unknown provider %q (want %s)", p.Kind, orList(kindNames(anyKind)))}
 		}
+		if p.Kind == "cli" {
+			if err := validateCLI(path, name, p); err != nil {
+				return nil, err
+			}
+		}
 		cfg.Providers[name] = p
 	}
 	var missing []error
@@ -251,6 +259,9 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		return nil, err
 	}
 	cfg.Agents = agents
+	if cfg.Crews, err = resolveCrews(path, fc.Crews, agents); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

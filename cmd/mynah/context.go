@@ -169,7 +169,12 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 		return err
 	}
 	asm := newAssembler(a, bot, db, mem, nil, agentTools(a, tools), nil)
-	req, comp, err := asm.Assemble(ctx, prompt.Turn{Chat: chat, Thread: target.ThreadID, Target: target.ID})
+	pt := prompt.Turn{Chat: chat, Thread: target.ThreadID, Target: target.ID}
+	crewNote, err := crewTurn(ctx, cfg, db, a.Name, chat, &pt) // a crew member sees its crew's layer
+	if err != nil {
+		return err
+	}
+	req, comp, err := asm.Assemble(ctx, pt)
 	if err != nil {
 		return err
 	}
@@ -197,7 +202,7 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 	if json.Indent(&body, capture.body, "", "  ") != nil {
 		body.Write(capture.body)
 	}
-	fmt.Fprintf(w, "%s %s  (agent %s, model %s, chat %d, target message %d)\n%s\n\n", capture.method, capture.path, a.Name, a.Model, chat, target.ID, body.String())
+	fmt.Fprintf(w, "%s %s  (agent %s, model %s, chat %d, target message %d%s)\n%s\n\n", capture.method, capture.path, a.Name, a.Model, chat, pt.Target, crewNote, body.String())
 	writeComposition(w, comp)
 	return nil
 }

@@ -24,7 +24,9 @@ func initCommand() *cobra.Command {
 	var provider, model, name, owner string
 	var keyVars []string
 	for _, k := range providerKinds {
-		keyVars = append(keyVars, k.KeyVar)
+		if apiKind(k) {
+			keyVars = append(keyVars, k.KeyVar)
+		}
 	}
 	cmd := &cobra.Command{
 		Use:   "init DIR",
@@ -34,8 +36,8 @@ The bot token comes from TELEGRAM_BOT_TOKEN, provider keys from ` + orList(keyVa
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kind, ok := kindOf(provider)
-			if !ok {
-				return usageError{fmt.Errorf("--provider %q: want %s", provider, orList(kindNames(anyKind)))}
+			if !ok || !apiKind(kind) {
+				return usageError{fmt.Errorf("--provider %q: want %s", provider, orList(kindNames(apiKind)))}
 			}
 			if !agentName.MatchString(name) {
 				return usageError{fmt.Errorf("--name %q: use letters, digits, _ or -", name)}
@@ -58,7 +60,7 @@ Strangers who write to the bot get a pairing code: mynah pair approve CODE --con
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&provider, "provider", providerKinds[0].Name, "model provider: "+orList(kindNames(anyKind)))
+	cmd.Flags().StringVar(&provider, "provider", providerKinds[0].Name, "model provider: "+orList(kindNames(apiKind)))
 	cmd.Flags().StringVar(&model, "model", "", "model name (default depends on the provider)")
 	cmd.Flags().StringVar(&name, "name", "Mynah", "the agent's name")
 	cmd.Flags().StringVar(&owner, "owner", "", "your Telegram user id: allowed in private chats and admin (access.allow, access.admins)")
@@ -93,7 +95,13 @@ func writeConfig(dir string, d initData) error {
 			return fmt.Errorf("%s already exists; not overwriting", filepath.Join(dir, rel))
 		}
 	}
-	data := templateData{initData: d, Providers: providerKinds, Kinds: orList(kindNames(anyKind)), Defaults: defaultSettings(), Shares: prompt.DefaultShares()}
+	var kinds []providerKind
+	for _, k := range providerKinds {
+		if apiKind(k) {
+			kinds = append(kinds, k)
+		}
+	}
+	data := templateData{initData: d, Providers: kinds, Kinds: orList(kindNames(anyKind)), Defaults: defaultSettings(), Shares: prompt.DefaultShares()}
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		var buf bytes.Buffer
 		tmpl := template.Must(template.ParseFS(templates, files[rel]))

@@ -16,11 +16,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
@@ -43,6 +45,7 @@ conversation (kept in play.db in the data dir until the next play; logs go to pl
 	cmd.Flags().StringVarP(&o.Dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent to talk to (default: the first)")
 	cmd.Flags().BoolVar(&o.Group, "group", false, "talk in a group chat instead of a private chat")
+	cmd.Flags().StringVar(&o.Crew, "crew", "", "talk to a crew in a group: every line goes to its members, who answer in turn")
 	return cmd
 }
 
@@ -50,6 +53,7 @@ type playOptions struct {
 	Dir   string
 	Agent string
 	Group bool
+	Crew  string // a crew's name: play its members in a group
 }
 
 // playUser is the person at the terminal.
@@ -66,15 +70,12 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	agent, err := pickAgent(cfg, o.Agent)
+	chat := telegramtest.Supergroup(-1001000000001, "Play group")
+	agents, err := playAgents(cfg, o, chat.ID)
 	if err != nil {
 		return err
 	}
-	// The person at the terminal is the agent's owner here: no pairing, no allowlist, no
-	// group approval.
-	agent.Policy.Private = access.Open
-	agent.Policy.ApprovedGroups = false
-	cfg.Agents = []agentConfig{agent}
+	agent := agents[0]
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return err
 	}
@@ -93,9 +94,16 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	defer logFile.Close()
 	log := newLogger(cfg.Log, logFile)
 
-	// The emulator plays Telegram.
-	botUser := telegramtest.BotUser{ID: 1000001, FirstName: agent.Name, Username: strings.ToLower(agent.Name) + "_bot", CanReadAllGroupMessages: true}
+	// The emulator plays Telegram, with a bot for each agent.
+	botUser := playBot(agent, 0)
 	emu := telegramtest.New(telegramtest.Options{BotUser: botUser, OnViolation: func(err error) { log.Warn("Bot API request outside the spec", "err", err) }})
+	tokens, names := map[string]string{agent.Name: telegramtest.DefaultToken}, map[int64]string{botUser.ID: agent.Name}
+	for i, a := range agents[1:] {
+		b := playBot(a, i+1)
+		tokens[a.Name] = fmt.Sprintf("%d:PLAY-%s", b.ID, strings.Repeat("A", 30))
+		emu.AddBot(tokens[a.Name], b)
+		names[b.ID] = a.Name
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -114,7 +122,7 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	ready := make(chan struct{})
 	served := make(chan error, 1)
 	go func() {
-		served <- serve(ctx, cfg, serveOptions{Log: log, DBFile: dbFile, Tokens: map[string]string{agent.Name: telegramtest.DefaultToken}, Ready: func() { close(ready) }})
+		served <- serve(ctx, cfg, serveOptions{Log: log, DBFile: dbFile, Tokens: tokens, Ready: func() { close(ready) }})
 	}()
 	select {
 	case <-ready:
@@ -123,14 +131,21 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	}
 
 	user := playUser()
-	chat := telegramtest.Supergroup(-1001000000001, "Play group")
-	if o.Group {
+	switch {
+	case o.Crew != "":
+		var members []string
+		for _, a := range agents {
+			members = append(members, a.Name)
+		}
+		fmt.Fprintf(stdout, "You are in a group with the crew %s: %s. Every line you write goes to them; they answer in turn. /agents, /next, /stop and /crew reset work as in Telegram. Ctrl-D quits.\n", o.Crew, strings.Join(members, ", "))
+		o.Group = true
+	case o.Group:
 		fmt.Fprintf(stdout, "You are in a group with %s (%s). It answers when you mention @%s, reply to it, or call it by name. Ctrl-D quits.\n", agent.Name, agent.Model, botUser.Username)
-	} else {
+	default:
 		fmt.Fprintf(stdout, "You are chatting with %s (%s) in a private chat. /reset starts over; Ctrl-D quits.\n", agent.Name, agent.Model)
 	}
 	fmt.Fprintln(stdout, "Send media with /photo PATH [caption], /voice PATH, /sticker SET EMOJI, /file PATH [caption].")
-	go printReplies(ctx, emu.Subscribe(ctx), agent.Name, stdout)
+	go printReplies(ctx, emu.Subscribe(ctx), names, stdout)
 
 	lines := bufio.NewScanner(stdin)
 	lines.Buffer(make([]byte, 64*1024), 1<<20)
@@ -152,7 +167,7 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 	}
 	if ctx.Err() == nil {
 		// Input ended (Ctrl-D or the end of a piped script): let the agent finish answering.
-		waitQuiet(ctx, emu, filepath.Join(cfg.DataDir, dbFile), agent.Name)
+		waitQuiet(ctx, emu, filepath.Join(cfg.DataDir, dbFile), tokens)
 	}
 	cancel()
 	err = <-served
@@ -164,7 +179,7 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 // printReplies prints what the bot does as it happens: messages, stickers, reactions,
 // and edits (in a group a streamed answer is posted early and then edited into the whole
 // answer; only the last edit is the answer).
-func printReplies(ctx context.Context, events <-chan telegramtest.Event, name string, w io.Writer) {
+func printReplies(ctx context.Context, events <-chan telegramtest.Event, names map[int64]string, w io.Writer) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -173,7 +188,11 @@ func printReplies(ctx context.Context, events <-chan telegramtest.Event, name st
 			if !ok {
 				return
 			}
-			if line := replyLine(ev, name); line != "" {
+			bot := ev.Message.BotID
+			if ev.Kind == telegramtest.EventReaction {
+				bot = ev.Reaction.BotID
+			}
+			if line := replyLine(ev, names[bot]); line != "" {
 				fmt.Fprintln(w, line)
 			}
 		}
@@ -200,9 +219,10 @@ func replyLine(ev telegramtest.Event, name string) string {
 	return ""
 }
 
-// waitQuiet returns once the emulator has delivered every update and the agent has no
-// queued turn or undelivered reply (checked on the database), or after two minutes.
-func waitQuiet(ctx context.Context, emu *telegramtest.Server, dbPath, agent string) {
+// waitQuiet returns once the emulator has delivered every update and the agents (by
+// name, with their bots' tokens) have no queued turn or undelivered reply and no crew
+// cycle is under way (checked on the database), or after two minutes.
+func waitQuiet(ctx context.Context, emu *telegramtest.Server, dbPath string, agents map[string]string) {
 	db, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		return
@@ -211,9 +231,14 @@ func waitQuiet(ctx context.Context, emu *telegramtest.Server, dbPath, agent stri
 	deadline := time.Now().Add(2 * time.Minute)
 	quietFor := 0
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		turns, err1 := db.PendingTurns(ctx, agent, time.Now(), 1)
-		parts, err2 := db.PendingParts(ctx, agent, 1)
-		if err1 == nil && err2 == nil && len(turns) == 0 && len(parts) == 0 && len(emu.Pending(telegramtest.DefaultToken)) == 0 {
+		busy := false
+		for agent, token := range agents {
+			turns, err1 := db.PendingTurns(ctx, agent, time.Now(), 1)
+			parts, err2 := db.PendingParts(ctx, agent, 1)
+			busy = busy || err1 != nil || err2 != nil || len(turns) > 0 || len(parts) > 0 || len(emu.Pending(token)) > 0
+		}
+		cycles, err := db.ActiveCrews(ctx)
+		if !busy && err == nil && len(cycles) == 0 {
 			// Twice in a row: an update may be between the emulator and the store.
 			if quietFor++; quietFor >= 2 {
 				return
@@ -322,4 +347,49 @@ func oggSeconds(data []byte) int {
 	}
 	granule := binary.LittleEndian.Uint64(data[i+6 : i+14])
 	return int((granule + 47999) / 48000)
+}
+
+// playAgents are the agents play runs, the one to talk to first: the agent picked, or
+// the members of the crew o names, whose crew then works in chat and answers every line.
+// The person at the terminal is their owner here: no pairing, no allowlist, no group
+// approval.
+func playAgents(cfg *config, o playOptions, chat int64) ([]agentConfig, error) {
+	var agents []agentConfig
+	if o.Crew == "" {
+		a, err := pickAgent(cfg, o.Agent)
+		if err != nil {
+			return nil, err
+		}
+		agents = []agentConfig{a}
+		cfg.Crews = nil
+	} else {
+		i := slices.IndexFunc(cfg.Crews, func(c crewConfig) bool { return strings.EqualFold(c.Name, o.Crew) })
+		if i < 0 {
+			var names []string
+			for _, c := range cfg.Crews {
+				names = append(names, c.Name)
+			}
+			return nil, usageError{fmt.Errorf("--crew %q: no such crew in mynah.yaml (crews: %s)", o.Crew, strings.Join(names, ", "))}
+		}
+		c := cfg.Crews[i]
+		c.Chat = mynah.ChatID(chat)
+		cfg.Crews = []crewConfig{c}
+		for _, m := range c.Members {
+			a, _ := agentNamed(cfg.Agents, m.Agent)
+			a.Policy.Trigger = access.Always
+			agents = append(agents, a)
+		}
+	}
+	for i := range agents {
+		agents[i].Policy.Private = access.Open
+		agents[i].Policy.ApprovedGroups = false
+		agents[i].Policy.Groups = nil
+	}
+	cfg.Agents = agents
+	return agents, nil
+}
+
+// playBot is the emulator's bot account of a, the i-th agent of play.
+func playBot(a agentConfig, i int) telegramtest.BotUser {
+	return telegramtest.BotUser{ID: int64(1000001 + i), FirstName: a.Name, Username: strings.ToLower(a.Name) + "_bot", CanReadAllGroupMessages: true}
 }

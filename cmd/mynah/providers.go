@@ -13,6 +13,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/anthropic"
+	"github.com/mynah-ai/mynah/internal/llm/cli"
 	"github.com/mynah-ai/mynah/internal/llm/gemini"
 	"github.com/mynah-ai/mynah/internal/llm/openai"
 )
@@ -27,6 +28,8 @@ type providerKind struct {
 	// Keyless: with a base URL the provider needs no key (OpenAI-compatible local servers
 	// such as Ollama and llama.cpp).
 	Keyless bool
+	// NoKey: the provider never needs a key (a command-line agent brings its own login).
+	NoKey bool
 	// NewModel builds the bare adapter, answers at most replyTokens long.
 	NewModel func(p providerConfig, replyTokens int, hc *http.Client) (llm.Model, error)
 	// NewEmbedder builds the client of its embeddings API; nil: the provider has none.
@@ -80,6 +83,11 @@ var providerKinds = []providerKind{
 		},
 		Probe: keyProbe{Base: gemini.DefaultBaseURL, Path: "v1beta/models", Header: "x-goog-api-key"},
 	},
+	{
+		// A command-line agent (cli_config.go): model cli/NAME names the provider NAME.
+		Name: "cli", NoKey: true,
+		NewModel: func(p providerConfig, _ int, _ *http.Client) (llm.Model, error) { return newCLI(p, nil, 0) },
+	},
 }
 
 // checkKeys logs, plainly, each of a's models whose provider refuses its key: a wrong key
@@ -87,6 +95,10 @@ var providerKinds = []providerKind{
 // the first message. It runs beside the agent, so a slow provider never delays start-up.
 func checkKeys(ctx context.Context, a agentConfig, hc *http.Client, log *slog.Logger) {
 	for _, r := range append([]modelRef{{Name: a.Model, Provider: a.Provider}}, a.Fallbacks...) {
+		if r.Provider.Kind == "cli" {
+			checkCLI(r, a.Name, log) // cli_config.go
+			continue
+		}
 		if err := refusedKey(ctx, r.Name, r.Provider, hc); err != nil {
 			log.Error("the model provider refused the API key", "agent", a.Name, "model", r.Name, "err", err)
 		}
@@ -156,6 +168,9 @@ func anyKind(providerKind) bool { return true }
 
 func embeds(k providerKind) bool { return k.NewEmbedder != nil }
 
+// apiKind reports whether k is a provider's API (not a command-line agent).
+func apiKind(k providerKind) bool { return !k.NoKey }
+
 // orList joins words as "a, b or c".
 func orList(words []string) string {
 	if len(words) < 2 {
@@ -166,7 +181,7 @@ func orList(words []string) string {
 
 // missingKey reports whether p, of kind k, lacks the API key it needs.
 func (k providerKind) missingKey(p providerConfig) bool {
-	return p.APIKey == "" && (!k.Keyless || p.BaseURL == "")
+	return !k.NoKey && p.APIKey == "" && (!k.Keyless || p.BaseURL == "")
 }
 
 // lookupProvider finds the provider name for the setting key of file: an entry of
@@ -220,7 +235,11 @@ func newEmbedder(p providerConfig, hc *http.Client) (llm.Embedder, error) {
 // agentModels are a's models in order, each wrapped for serving: deadlines on every call
 // (timeouts), then retries of transient failures. The first answers; each next one takes
 // over when the one before fails past its retries.
-func agentModels(a agentConfig, log *slog.Logger) ([]lane.Model, error) {
+//
+// A command-line agent (kind cli) is not wrapped: it has its own timeout, and sessions
+// (nil: none kept) keeps its sessions; reminderEvery is how often it is reminded of its
+// instructions.
+func agentModels(a agentConfig, log *slog.Logger, sessions cli.Sessions, reminderEvery int) ([]lane.Model, error) {
 	t := a.Timeouts
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 32
@@ -228,6 +247,14 @@ func agentModels(a agentConfig, log *slog.Logger) ([]lane.Model, error) {
 	refs := append([]modelRef{{Name: a.Model, ID: a.ModelID, Provider: a.Provider}}, a.Fallbacks...)
 	models := make([]lane.Model, 0, len(refs))
 	for _, r := range refs {
+		if r.Provider.Kind == "cli" {
+			m, err := newCLI(r.Provider, sessions, reminderEvery)
+			if err != nil {
+				return nil, fmt.Errorf("model %s: %w", r.Name, err)
+			}
+			models = append(models, lane.Model{Model: m, Name: r.Name, ID: r.ID})
+			continue
+		}
 		m, err := newAdapter(r.Provider, a.ReplyTokens, hc)
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", r.Name, err)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
+	"github.com/mynah-ai/mynah/internal/crew"
 	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/media"
@@ -106,6 +107,13 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	senses := media.New(db, log, nil) // every agent's media, described once per instance
 	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run}
 	var procs []*agentProcess
+	crews, err := newCrews(cfg, db, log) // nil when no crew is configured
+	if err != nil {
+		return err
+	}
+	if crews != nil {
+		work = append(work, crews.Run)
+	}
 	if cfg.Metrics.Listen != "" {
 		run, err := metricsServer(cfg.Metrics.Listen, m, readiness(db, &procs), log)
 		if err != nil {
@@ -114,7 +122,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 		work = append(work, run)
 	}
 	for _, a := range cfg.Agents {
-		p, err := startAgent(ctx, cfg, a, db, senses, hc, log, m, opts)
+		p, err := startAgent(ctx, cfg, a, db, senses, hc, log, m, opts, crews)
 		if err != nil {
 			return err
 		}
@@ -179,7 +187,7 @@ func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, 
 
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
 // pipeline.
-func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions, crews *crew.Engine) (*agentProcess, error) {
 	token := string(a.TelegramToken)
 	if t, ok := opts.Tokens[a.Name]; ok {
 		token = t
@@ -197,7 +205,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
 		}
 	}
-	models, err := agentModels(a, log)
+	models, err := agentModels(a, log, db, cfg.reminderEvery(a.Name))
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
@@ -242,7 +250,11 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Parallel:    cfg.Parallel,
 		Logger:      log,
 		Metrics:     m.Agent(a.Name),
+		Crew:        laneCrew(cfg, a, crews),
 	})
+	if crews != nil {
+		crews.Join(a.Name, me, rt.Wake)
+	}
 	limits, err := access.RestoreLimiter(ctx, db, a.Name, a.Policy.Limit, time.Now())
 	if err != nil {
 		return nil, err
@@ -269,6 +281,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 		Limits:  limits,
 		Facts:   db,
 		Answer:  bot.AnswerCallback,
+		Crew:    ingestCrew(cfg, a, crews),
 	})
 	log.Info("agent ready", "agent", a.Name, "bot", "@"+me.Username, "model", a.Model, "private", a.Policy.Private)
 	return &agentProcess{cfg: a, bot: bot, runner: rt, ingest: in, memory: mem}, nil

@@ -175,9 +175,9 @@ func (p Policy) NeedsPairingCheck(user mynah.User) bool {
 }
 
 // AdminCommand reports whether the command (lower case, without '/') is one only admins
-// may use: /status, /stop and /activation.
+// may use: /status, /mute (and its old name /stop) and /activation.
 func AdminCommand(name string) bool {
-	return name == "status" || name == "stop" || name == "activation"
+	return name == "status" || name == "mute" || name == "stop" || name == "activation"
 }
 
 // Message is what the policy needs to know about an inbound message.

@@ -32,7 +32,10 @@ func Commands() []Command {
 		{Name: "memories", Description: "What I remember about you", Help: "/memories shows what I remember about you; /forget N (or /forget all) makes me forget it."},
 		{Name: "forget", Description: "Forget something I remember about you"},
 		{Name: "status", Description: "How I'm doing (admins)", Admin: true},
-		{Name: "stop", Description: "Stop answering in this chat (admins)", Admin: true},
+		{Name: "mute", Description: "Stop answering in this chat (admins)", Admin: true},
+		// /stop is /mute's old name, kept as its alias in groups where no crew works; in a
+		// crew's group it ends the crew's cycle (see Crew).
+		{Name: "stop", Description: "Same as /mute (admins)", Admin: true},
 		{Name: "activation", Description: "When I answer here: mention or always (admins)", Admin: true},
 	}
 }
@@ -63,9 +66,9 @@ func (in *Ingester) command(ctx context.Context, am access.Message, msg *mynah.M
 	mode := am.Mode
 	mode.Agent, mode.Chat, mode.Updated = in.agent.Name, msg.Chat.ID, in.now()
 	var reply string
-	if am.Command == "stop" {
+	if am.Command == "mute" || am.Command == "stop" {
 		mode.Stopped = true
-		reply = "Stopped: I won't answer in this chat until an admin sends /activation mention or /activation always."
+		reply = "Muted: I won't answer in this chat until an admin sends /activation mention or /activation always."
 	} else {
 		arg := commandArg(msg.Text)
 		t, err := access.ParseTrigger(arg)

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -27,8 +28,17 @@ func (in *Ingester) plan(ctx context.Context, intake *mynah.Intake, msg *mynah.M
 		turn.ReplyTo = msg.ID
 	}
 	am := access.Message{Chat: msg.Chat, Sender: msg.Sender}
-	if cmd, ok := ParseCommand(msg, in.agent.Bot.Username); ok && answers(cmd) {
+	cmd, isCmd := ParseCommand(msg, in.agent.Bot.Username)
+	if isCmd && answers(cmd) {
 		am.Command = cmd
+	}
+	if isCmd {
+		switch crew, err := in.crewCommand(ctx, msg, cmd); {
+		case err != nil:
+			return err
+		case crew:
+			am.Command = crewPrefix + cmd // crew.go
+		}
 	}
 	var err error
 	switch {
@@ -63,7 +73,9 @@ func (in *Ingester) plan(ctx context.Context, intake *mynah.Intake, msg *mynah.M
 	case access.Notify:
 		turn.Static = d.Notice
 	case access.Command:
-		if am.Command == "memories" || am.Command == "forget" {
+		if strings.HasPrefix(am.Command, crewPrefix) {
+			turn.Static, err = in.answerCrew(ctx, msg, am.Command)
+		} else if am.Command == "memories" || am.Command == "forget" {
 			err = in.factsCommand(ctx, am.Command, msg, turn)
 		} else {
 			turn.Static, err = in.command(ctx, am, msg, intake)

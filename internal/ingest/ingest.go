@@ -75,6 +75,7 @@ type Ingester struct {
 	noticedGroups  syncSet[mynah.ChatID]
 	facts          FactStore
 	answer         func(ctx context.Context, callbackID, text string) error
+	crew           Crew
 }
 
 // Options configure an Ingester. Zero values are usable: Now defaults to time.Now, Queued
@@ -102,13 +103,16 @@ type Options struct {
 	// Answer answers a button press (answerCallbackQuery) with text, "" for none. It is
 	// called once the press is stored; nil answers nothing.
 	Answer func(ctx context.Context, callbackID, text string) error
+	// Crew, if set, answers the crew commands in the groups where the agent works in a
+	// crew (crew.go).
+	Crew Crew
 }
 
 // New returns an Ingester for agent storing into inbox. It does no I/O.
 func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
 	in := &Ingester{agent: agent, inbox: inbox, now: opts.Now, queued: opts.Queued, policy: opts.Policy,
 		state: opts.State, random: opts.Random, started: opts.Started, log: opts.Logger,
-		facts: opts.Facts, answer: opts.Answer}
+		facts: opts.Facts, answer: opts.Answer, crew: opts.Crew}
 	if in.answer == nil {
 		in.answer = func(context.Context, string, string) error { return nil }
 	}

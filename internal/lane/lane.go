@@ -23,6 +23,7 @@ type lane struct {
 // handles the first turn left and delivers what it enqueued. The runner rescans after
 // each lane, so later turns get a fresh view.
 func (l *lane) run(ctx context.Context) laneResult {
+	defer l.r.settled(l.key.chat)
 	res := laneResult{key: l.key}
 	parts := l.replan(ctx)
 	if !l.deliverAll(ctx, parts, &res) {

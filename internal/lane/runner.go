@@ -111,6 +111,8 @@ type Options struct {
 	Logger      *slog.Logger
 	// Metrics, if set, counts model calls and how tasks end.
 	Metrics Metrics
+	// Crew, if set, runs the turns of the crews the agent is a member of (crew.go).
+	Crew Crew
 }
 
 // Metrics receives what the lanes count. Each model call is reported with u.Model set

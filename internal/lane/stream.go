@@ -45,7 +45,7 @@ func (r *Runner) generate(ctx context.Context, model llm.Model, req llm.Request,
 				}
 				return 0
 			}
-		} else if t.Chat < 0 {
+		} else if t.Chat < 0 && memberTurn(ctx) == nil { // a crew member's pass must never show
 			show = r.previewer(t)
 			interval = max(interval, minEditInterval)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -24,8 +25,23 @@ func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, err
 	if !kept {
 		steps := []step{{kind: mynah.TaskSend, text: t.Static}}
 		if t.Static == "" {
+			ct := CrewTurn{}
+			if r.opts.Crew != nil {
+				var err error
+				if ct, err = r.opts.Crew.Take(ctx, r.agent.Name, t); err != nil {
+					return nil, err
+				}
+			}
 			var err error
-			if steps, err = r.answer(ctx, &t); err != nil {
+			switch ct.Role {
+			case CrewTaken:
+				steps = nil
+			case CrewMember:
+				steps, err = r.answerMember(ctx, &t, ct)
+			default:
+				steps, err = r.answer(ctx, &t)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -84,6 +100,10 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if memberTurn(ctx) != nil && len(p.steps) == 0 {
+				r.recordPrompt(ctx, *t, comp, total)
+				return nil, memberFailed{err} // the crew skips the member; no apology
 			}
 			var failed noAnswer
 			if errors.As(err, &failed) && failed.retryable && round == 1 {
@@ -245,9 +265,17 @@ func (r *Runner) toolCall(ctx context.Context, t mynah.Turn) *tool.Call {
 
 // request builds the model request for t.
 func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, prompt.Composition, error) {
-	req, comp, err := r.agent.Prompt.Assemble(ctx, prompt.Turn{Chat: t.Chat, Thread: t.ThreadID, Target: t.Target})
+	pt := prompt.Turn{Chat: t.Chat, Thread: t.ThreadID, Target: t.Target}
+	ct := memberTurn(ctx)
+	if ct != nil {
+		pt.Layer, pt.Policy = ct.Layer, ct.Policy
+	}
+	req, comp, err := r.agent.Prompt.Assemble(ctx, pt)
 	if err != nil {
 		return llm.Request{}, comp, err
+	}
+	if ct != nil && len(comp.Messages) > 0 {
+		ct.seen = slices.Max(comp.Messages)
 	}
 	req.MaxTokens = r.agent.ReplyTokens
 	req.CacheSystem = true

@@ -90,6 +90,10 @@ type Request struct {
 	// CacheSystem asks providers that support explicit prompt caching (Anthropic) to mark
 	// the system instruction as a cache breakpoint.
 	CacheSystem bool
+	// Session names the conversation the request belongs to (agent, chat, topic and
+	// session), for models that keep a session of their own (command-line agents); HTTP
+	// models ignore it. Empty: none.
+	Session string
 }
 
 // SystemText is the whole system instruction of req: System, then Context, separated by

@@ -135,6 +135,12 @@ type Turn struct {
 	Chat   mynah.ChatID
 	Thread int64
 	Target mynah.MessageID
+	// Policy, when set, replaces the agent's history policy for this turn (a crew
+	// member's own policy in its crew's chat).
+	Policy *Policy
+	// Layer, when set, ends the system instruction: what the turn adds to the agent's
+	// own instructions (a crew's members and rules).
+	Layer string
 }
 
 // Assemble builds the prompt for t from the current session: it costs O(window) reads,
@@ -194,6 +200,7 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 		members = a.sources.Members(ctx, target.Chat)
 	}
 	in := Input{
+		Session:     fmt.Sprintf("%s/%d/%d/%d", a.agent.Name, t.Chat, t.Thread, sess.Start),
 		Chat:        target.Chat,
 		Members:     members,
 		Bot:         a.agent.Bot,
@@ -227,6 +234,12 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 		vars["tools"] = strings.Join(named.Names(), ", ")
 	}
 	in.System = System(a.agent.System, vars)
+	if t.Layer != "" {
+		in.System = joinNonEmpty(in.System, t.Layer)
+	}
+	if t.Policy != nil {
+		in.Policy = *t.Policy
+	}
 	return in, nil
 }
 

@@ -23,6 +23,9 @@ const DefaultMaxMessages = 500
 // Input is everything one prompt is built from. Build does no I/O: the caller (see
 // Assembler) loads the history and asks the layer sources for their items.
 type Input struct {
+	// Session names the conversation (llm.Request.Session): agent, chat, topic and the
+	// session's start, so a reset starts a new one.
+	Session   string
 	System    string // the assembled system instruction (see System)
 	Tools     []Item // tools and stickers available
 	Memory    []Item // curated notes, facts about the people in the chat
@@ -185,6 +188,7 @@ func Build(in Input) (llm.Request, Composition) {
 		System:  joinNonEmpty(in.System, section(toolsTitle, tools)),
 		Context: joinNonEmpty(section(memoryTitle, memory), section(summariesTitle, summaries), section(recallTitle, recall)),
 		Turns:   sel.turns,
+		Session: in.Session,
 	}
 	if last := len(req.Turns) - 1; last >= 0 && req.Turns[last].Role == llm.User {
 		req.Turns[last].Parts = append(req.Turns[last].Parts, llm.Part{Text: tail})

@@ -136,11 +136,16 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			boolInt(c.IsForum), now.UnixMilli()); err != nil {
 			return err
 		}
+		var err error
 		if !m.Edited.IsZero() { // the part edited a message the agent sent before
-			return db.editMessage(ctx, tx, agent, c.ID, &m)
+			err = db.editMessage(ctx, tx, agent, c.ID, &m)
+		} else {
+			_, err = db.storeMessage(ctx, tx, agent, c.ID, &m)
 		}
-		_, err := db.storeMessage(ctx, tx, agent, c.ID, &m)
-		return err
+		if err != nil {
+			return err
+		}
+		return db.shareSent(ctx, tx, agent, &m) // crew.go: the other members of its crews see it
 	})
 	if err != nil {
 		return fail(ctx, err, "mark part %d sent", partID)

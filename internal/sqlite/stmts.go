@@ -57,6 +57,8 @@ type stmts struct {
 	insertMediaWork, upsertMediaNote, deleteMediaNote, deferMedia *sql.Stmt
 	doneMedia, queryStoredMedia, setStoredMedia                   *sql.Stmt
 	mediaNote, pendingMedia                                       *sql.Stmt
+	// Crews (crew.go): read in every MarkSent.
+	crewPeers *sql.Stmt
 
 	all []*sql.Stmt // every statement above, for close
 }
@@ -178,6 +180,7 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.setStoredMedia, write, setStoredMedia},
 		{&s.mediaNote, read, queryMediaNote},
 		{&s.pendingMedia, read, queryPendingMedia},
+		{&s.crewPeers, write, queryCrewPeers},
 	} {
 		st, err := p.on.PrepareContext(ctx, p.query)
 		if err != nil {

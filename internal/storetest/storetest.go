@@ -186,6 +186,15 @@ func Run(t *testing.T, b Backend) {
 			{"SetMediaDescription", testSetMediaDescription},
 			{"MediaSurvivesReopen", testMediaSurvivesReopen},
 		}},
+		{"Crews", []test{ // Crews and ModelSessions
+			{"CrewStateRoundTrip", testCrewStateRoundTrip},
+			{"CrewQueuesTurn", testCrewQueuesTurn},
+			{"CrewMembersSeeEachOther", testCrewMembersSeeEachOther},
+			{"CrewShareMessage", testCrewShareMessage},
+			{"CrewReset", testCrewReset},
+			{"CrewActiveSurvivesReopen", testCrewActiveSurvivesReopen},
+			{"ModelSessions", testModelSessions},
+		}},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
