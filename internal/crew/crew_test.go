@@ -191,6 +191,8 @@ func TestInterjection(t *testing.T) {
 	r.say("@ann_bot first question")
 	<-annWrites
 	second := r.say("@cat_bot and one more thing")
+	// Cat's lane hands the interjection to the crew; Ann finishes once it has.
+	r.waitFor("the interjection reaches the crew", func() bool { return r.state("team").Target == second })
 	close(annGo)
 	st := r.waitEnded("team", 1)
 	if st.Cycle != 1 {
@@ -266,6 +268,7 @@ func TestCommands(t *testing.T) {
 	r.waitFor("Ann's second turn", func() bool { return slices.Contains(r.tg.lines(), "Ann: Ann says 2") })
 	r.say("/stop")
 	st := r.waitEnded("team", 1)
+	r.waitFor("the /stop reply", func() bool { return countPrefix(r.tg.lines(), "Stopped.") >= 1 })
 	if st.Ended != "stopped with /stop" {
 		t.Errorf("ended: %q", st.Ended)
 	}
