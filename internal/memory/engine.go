@@ -52,7 +52,7 @@ type Config struct {
 	// searches check too, so it only bounds staleness between searches). EmbedEvery is how
 	// often new messages are embedded (default 3 s).
 	NotesEvery, EmbedEvery time.Duration
-	Location               *time.Location // for dates shown to the model; default UTC
+	Location               *time.Location // for dates shown to the model and read in queries; default UTC
 	Logger                 *slog.Logger   // default: discard
 }
 
@@ -92,7 +92,7 @@ func New(cfg Config, store Store, model llm.Model, emb llm.Embedder) *Engine {
 	}
 	e := &Engine{cfg: cfg, store: store, log: cfg.Logger}
 	e.notes = NewNotes(cfg.Agent, cfg.CuratedDir, cfg.EpisodicDir, store)
-	e.history = NewSearcher(store, cfg.Search, nil)
+	e.history = NewSearcher(store, cfg.Search, nil).WithLocation(cfg.Location)
 	if emb != nil && cfg.Embeddings != "" {
 		e.vectors = NewVectors(store, llm.WithEmbedRetry(emb, llm.RetryPolicy{Attempts: 3}),
 			VectorsConfig{Agent: cfg.Agent, Model: cfg.Embeddings, Log: cfg.Logger})
@@ -151,6 +151,19 @@ func (e *Engine) Search(ctx context.Context, q Query) ([]Result, error) {
 	q.AllNotes = true
 	return e.all.Search(ctx, q)
 }
+
+// SearchMany is Search for several queries at once, their results merged (see
+// Searcher.SearchMany).
+func (e *Engine) SearchMany(ctx context.Context, q Query, texts []string) ([]Result, error) {
+	if q.Agent == "" {
+		q.Agent = e.cfg.Agent
+	}
+	q.AllNotes = true
+	return e.all.SearchMany(ctx, q, texts)
+}
+
+// Location is the time zone the engine reads and shows times in.
+func (e *Engine) Location() *time.Location { return e.history.Location() }
 
 // Run keeps the notes index in step with the files, embeds new messages and writes
 // summaries until ctx is done, then returns nil once all of that has stopped. Failures are

@@ -2,8 +2,14 @@ package memory
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/stem"
 )
 
 // boostSpeakers raises messages whose sender the query names by first name.
@@ -22,29 +28,193 @@ func (s *Searcher) boostSpeakers(cands []*candidate, query string) {
 	}
 }
 
-// smooth adds to each candidate a share of its best neighbour's score. Neighbours are
-// candidates of the same chat at most NeighbourGap ids apart; a message that did not
-// match contributes nothing.
+// neighbourHour is how far apart in time two messages may be to be neighbours: a message
+// an hour after another belongs to another conversation. The history index reads the
+// conversation before a message the same way.
+const neighbourHour = time.Hour
+
+// smooth adds to each candidate a share of its best neighbour's score (see
+// Options.NeighbourWeight). Neighbours are candidates of the same chat at most
+// NeighbourGap ids and an hour apart; a message that did not match contributes nothing.
 func (s *Searcher) smooth(cands []*candidate) {
 	if s.opts.NeighbourWeight == 0 || len(cands) < 2 {
 		return
 	}
 	type pos struct {
-		chat int64
-		id   int64
+		chat mynah.ChatID
+		id   mynah.MessageID
 	}
-	base := make(map[pos]float64, len(cands))
+	byPos := make(map[pos]*candidate, len(cands))
+	base := make(map[*candidate]float64, len(cands))
 	for _, c := range cands {
-		base[pos{int64(c.msg.Chat.ID), int64(c.msg.ID)}] = c.score
+		byPos[pos{c.msg.Chat.ID, c.msg.ID}] = c
+		base[c] = c.score
 	}
-	gap := int64(s.opts.NeighbourGap)
+	gap := mynah.MessageID(s.opts.NeighbourGap)
 	for _, c := range cands {
-		best := 0.0
-		for d := int64(1); d <= gap; d++ {
-			best = max(best, base[pos{int64(c.msg.Chat.ID), int64(c.msg.ID) - d}], base[pos{int64(c.msg.Chat.ID), int64(c.msg.ID) + d}])
+		share := s.opts.NeighbourWeight * max(0, 1-float64(bodyWords(&c.msg))/float64(s.opts.ContextWords))
+		if share == 0 {
+			continue
 		}
-		c.score += s.opts.NeighbourWeight * best
+		best := 0.0
+		for d := mynah.MessageID(1); d <= gap; d++ {
+			for _, n := range []*candidate{byPos[pos{c.msg.Chat.ID, c.msg.ID - d}], byPos[pos{c.msg.Chat.ID, c.msg.ID + d}]} {
+				if n != nil && n.msg.Time.Sub(c.msg.Time).Abs() <= neighbourHour {
+					best = max(best, base[n])
+				}
+			}
+		}
+		c.score += share * best
 	}
+}
+
+// weighLength weighs each candidate by its length (see Options.LengthPrior).
+func (s *Searcher) weighLength(cands []*candidate) {
+	if s.opts.LengthPrior <= 0 {
+		return
+	}
+	for _, c := range cands {
+		n := float64(bodyWords(&c.msg))
+		c.score *= n / (n + s.opts.LengthPrior)
+	}
+}
+
+// bodyWords counts the words of what a message says: its text and its media's
+// descriptions.
+func bodyWords(m *mynah.Message) int {
+	n := countWords(m.Text)
+	for _, md := range m.Media {
+		n += countWords(md.Description)
+	}
+	return n
+}
+
+// countWords counts the words of text as Terms splits them.
+func countWords(text string) int {
+	n, in := 0, false
+	for _, r := range text {
+		w := stem.IsWordRune(r)
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
+}
+
+// weighTime weighs candidates by what the query says about time (see Options.SpanBoost,
+// DatedBoost and RecentBoost).
+func (s *Searcher) weighTime(cands []*candidate, tq TimeQuery) {
+	if !tq.Span.IsZero() && s.opts.SpanBoost > 0 {
+		for _, c := range cands {
+			if tq.Span.Contains(c.msg.Time) {
+				c.score *= 1 + s.opts.SpanBoost
+			}
+		}
+	}
+	if tq.When && s.opts.DatedBoost > 0 {
+		for _, c := range cands {
+			if Dated(c.msg.Text) {
+				c.score *= 1 + s.opts.DatedBoost
+			}
+		}
+	}
+	if tq.Recent && s.opts.RecentBoost > 0 && len(cands) > 1 {
+		lo, hi := cands[0].msg.Time, cands[0].msg.Time
+		for _, c := range cands {
+			if c.msg.Time.Before(lo) {
+				lo = c.msg.Time
+			}
+			if c.msg.Time.After(hi) {
+				hi = c.msg.Time
+			}
+		}
+		if span := hi.Sub(lo); span > 0 {
+			for _, c := range cands {
+				c.score *= 1 + s.opts.RecentBoost*float64(c.msg.Time.Sub(lo))/float64(span)
+			}
+		}
+	}
+}
+
+// diversify reorders the first k of cands (sorted best first) so that a candidate next
+// to a better one already taken (one id and at most an hour away in the same chat)
+// yields to one from elsewhere: its score is multiplied by 1-Diversity for each such.
+func (s *Searcher) diversify(cands []*candidate, k int) []*candidate {
+	rest := slices.Clone(cands)
+	out := make([]*candidate, 0, len(cands))
+	for len(out) < k && len(rest) > 0 {
+		bi, best := 0, math.Inf(-1)
+		for i, c := range rest {
+			n := 0
+			for _, o := range out {
+				if o.msg.Chat.ID == c.msg.Chat.ID && (o.msg.ID-c.msg.ID == 1 || c.msg.ID-o.msg.ID == 1) &&
+					o.msg.Time.Sub(c.msg.Time).Abs() <= neighbourHour {
+					n++
+				}
+			}
+			if sc := c.score * math.Pow(1-s.opts.Diversity, float64(n)); sc > best {
+				bi, best = i, sc
+			}
+		}
+		out = append(out, rest[bi])
+		rest = slices.Delete(rest, bi, bi+1)
+	}
+	return append(out, rest...)
+}
+
+// Aggregate reports whether a query asks for several things over time ("how many
+// times…", "what books has Ann read?", "all the places…"): its answer is spread over
+// several conversations, so its results should come from several.
+func Aggregate(query string) bool {
+	toks := timeTokens(query)
+	for i, t := range toks {
+		next := func(j int) string {
+			if i+j < len(toks) {
+				return toks[i+j].w
+			}
+			return ""
+		}
+		switch t.w {
+		case "how":
+			switch next(1) {
+			case "many", "often", "much":
+				return true
+			}
+		case "times", "total", "all", "ever", "both", "every", "various", "list":
+			return true
+		case "kinds", "types", "sorts":
+			if next(1) == "of" {
+				return true
+			}
+		case "has", "have", "'ve":
+			// the present perfect: "what has Ann painted", "where have they travelled"
+			for j := 1; j <= 4; j++ {
+				if next(j) == "been" && strings.HasSuffix(next(j+1), "ing") {
+					break // "has been getting into": what goes on now
+				}
+				if participle(next(j)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// participle reports whether w is a past participle: a regular one, or a common
+// irregular one.
+func participle(w string) bool {
+	if len(w) > 4 && strings.HasSuffix(w, "ed") {
+		return true
+	}
+	switch w {
+	case "been", "done", "gone", "seen", "made", "read", "had", "taken", "given", "written", "eaten", "won",
+		"bought", "got", "gotten", "met", "found", "told", "said", "sent", "spent", "built", "drawn", "grown",
+		"known", "run", "sung", "swum", "taught", "thought", "worn", "flown", "driven", "ridden", "begun", "brought":
+		return true
+	}
+	return false
 }
 
 // expand is pseudo-relevance feedback: the terms most frequent in the best results,
@@ -97,4 +267,50 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 		cands = append(cands, c)
 	}
 	return cands, nil
+}
+
+// Feature is one ranking feature of DefaultOptions: its name, what it does, and how to
+// turn it off.
+type Feature struct {
+	Name, Doc string
+	Off       func(*Options)
+}
+
+// Features lists the ranking features of DefaultOptions. With every one off, ranking is
+// plain BM25 over what messages say.
+func Features() []Feature {
+	return []Feature{
+		{"context", "a match in who said a message and when (name, month, year) counts", func(o *Options) { o.ContextWeight = 0 }},
+		{"previous", "a match in the conversation before a short message counts", func(o *Options) { o.PreviousWeight = 0 }},
+		{"speaker", "the words of a person the query names come first", func(o *Options) { o.SpeakerBoost = 0 }},
+		{"length", "the shortest messages (\"see you!\") weigh less", func(o *Options) { o.LengthPrior = 0 }},
+		{"neighbours", "a short message takes a share of its best neighbour's score", func(o *Options) { o.NeighbourWeight = 0 }},
+		{"span", "messages in the time the query names come first", func(o *Options) { o.SpanBoost = 0 }},
+		{"dated", "a query asking when prefers messages that date what they tell", func(o *Options) { o.DatedBoost = 0 }},
+		{"recent", "a query asking for the latest state prefers newer messages", func(o *Options) { o.RecentBoost = 0 }},
+		{"diversity", "a query asking for several things gets them from several conversations", func(o *Options) { o.Diversity = 0 }},
+	}
+}
+
+// Ablate returns o with the named features off; "all" turns them all off (plain BM25).
+// An unknown name is an error that lists the known ones.
+func Ablate(o Options, names ...string) (Options, error) {
+	fs := Features()
+	for _, name := range names {
+		found := false
+		for _, f := range fs {
+			if name == f.Name || name == "all" {
+				f.Off(&o)
+				found = true
+			}
+		}
+		if !found {
+			known := make([]string, len(fs))
+			for i, f := range fs {
+				known[i] = f.Name
+			}
+			return o, fmt.Errorf("no ranking feature %q: want all or one of %s", name, strings.Join(known, ", "))
+		}
+	}
+	return o, nil
 }

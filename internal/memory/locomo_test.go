@@ -1,21 +1,24 @@
 package memory_test
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
-// locomoPath is the benchmark as this repository's machines keep it, beside the checkout.
-const locomoPath = "../../../shared/bench/locomo10.json"
+// locomoPath is the benchmark as this repository's machines keep it, beside the checkout,
+// or where MYNAH_LOCOMO names it (a worktree kept elsewhere).
+var locomoPath = cmp.Or(os.Getenv("MYNAH_LOCOMO"), "../../../shared/bench/locomo10.json")
 
 // loadLoCoMo imports the whole benchmark into a fresh store, one chat per conversation,
 // before any question is asked, or skips when the data is not here.
@@ -43,10 +46,14 @@ func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
 	return db, convs
 }
 
-// evaluate asks every question of convs with opts, as of the end of its conversation.
-func evaluate(ctx context.Context, tb testing.TB, db *sqlite.DB, opts memory.Options, convs []locomo.Conversation, ks []int) *locomo.Report {
+// evaluate asks every question of the conversations of half ("" for all) with opts, as
+// of the end of its conversation.
+func evaluate(ctx context.Context, tb testing.TB, db *sqlite.DB, opts memory.Options, convs []locomo.Conversation, half string, ks []int) *locomo.Report {
 	rep := locomo.NewReport(ks)
 	for i, c := range convs {
+		if !locomo.InHalf(half, i, len(convs)) {
+			continue
+		}
 		if err := rep.Ask(ctx, db, opts, c, i); err != nil {
 			tb.Fatal(err)
 		}
@@ -74,6 +81,24 @@ func formatReport(rep *locomo.Report) string {
 	return b.String()
 }
 
+// plainBM25 is the ranking with every feature off.
+func plainBM25(tb testing.TB) memory.Options {
+	o, err := memory.Ablate(memory.DefaultOptions(), "all")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return o
+}
+
+// recallAt10 is turn recall@10 of r, evaluated at ks 5, 10, 20.
+func recallAt10(r *locomo.Recall) float64 {
+	if r == nil {
+		return 0
+	}
+	turn, _ := r.Mean()
+	return turn[1]
+}
+
 // TestLoCoMo holds the ranking to its targets: turn recall@10 of at least 0.70 over
 // categories 1–4, and no category below what plain FTS5 BM25 (porter, stop words) reaches
 // (bench/README.md).
@@ -82,7 +107,7 @@ func TestLoCoMo(t *testing.T) {
 		t.Skip("imports the whole benchmark: runs without -short and -race")
 	}
 	db, convs := loadLoCoMo(t)
-	rep := evaluate(t.Context(), t, db, memory.DefaultOptions(), convs, []int{5, 10, 20})
+	rep := evaluate(t.Context(), t, db, memory.DefaultOptions(), convs, "", []int{5, 10, 20})
 	t.Logf("default ranking, turn recall@5/10/20:\n%s", formatReport(rep))
 	if turn, _ := rep.Core.Mean(); turn[1] < 0.70 {
 		t.Errorf("turn recall@10 over categories 1-4 = %.3f, want >= 0.70", turn[1])
@@ -94,48 +119,142 @@ func TestLoCoMo(t *testing.T) {
 	}
 }
 
-// TestLoCoMoAblation measures each ranking feature: alone on top of BM25, and added one
-// after another up to the defaults. It prints numbers for the record and asserts
-// nothing, so it runs only when asked.
+// TestLoCoMoHalves holds the ranking to its targets on each half of the conversations
+// (locomo.Halves: its features were tuned on one half and kept only when they helped the
+// other too): turn recall@10 of at least 0.75 over categories 1–4, and neither that nor
+// any category below plain BM25 on the same half, whether as mynah's index scores it
+// (every ranking feature off) or as the benchmark's reference setting does (referenceBM25).
+func TestLoCoMoHalves(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("imports the whole benchmark: runs without -short and -race")
+	}
+	db, convs := loadLoCoMo(t)
+	ks := []int{5, 10, 20}
+	for _, half := range locomo.Halves {
+		rep := evaluate(t.Context(), t, db, memory.DefaultOptions(), convs, half, ks)
+		plain := evaluate(t.Context(), t, db, plainBM25(t), convs, half, ks)
+		ref := referenceBM25(t, convs, half, ks)
+		t.Logf("half %s, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25 in mynah's index:\n%s\nreference BM25:\n%s",
+			half, formatReport(rep), formatReport(plain), formatReport(ref))
+		if got := recallAt10(&rep.Core); got < 0.75 {
+			t.Errorf("half %s: turn recall@10 over categories 1-4 = %.3f, want >= 0.75", half, got)
+		}
+		for _, base := range []struct {
+			name string
+			rep  *locomo.Report
+		}{{"plain BM25", plain}, {"reference BM25", ref}} {
+			if got, b := recallAt10(&rep.Core), recallAt10(&base.rep.Core); got < b {
+				t.Errorf("half %s: turn recall@10 over categories 1-4 = %.3f, below %s's %.3f", half, got, base.name, b)
+			}
+			for cat := 1; cat <= 5; cat++ {
+				if got, b := recallAt10(rep.ByCategory[cat]), recallAt10(base.rep.ByCategory[cat]); got < b {
+					t.Errorf("half %s, category %d (%s): turn recall@10 = %.3f, below %s's %.3f", half, cat, locomo.Categories[cat], got, base.name, b)
+				}
+			}
+		}
+	}
+}
+
+// TestLoCoMoAblation measures each ranking feature on each half: the default ranking
+// without it, and plain BM25 with it alone. It prints a table for the record and
+// asserts nothing, so it runs only when asked.
 func TestLoCoMoAblation(t *testing.T) {
 	if os.Getenv("MYNAH_ABLATION") == "" {
 		t.Skip("set MYNAH_ABLATION=1 to measure ranking features one by one")
 	}
 	db, convs := loadLoCoMo(t)
-	features := []struct {
-		name string
-		set  func(*memory.Options)
-	}{
-		{"context column (name, month, year) x2", func(o *memory.Options) { o.ContextWeight = 2 }},
-		{"previous-turn column x0.3", func(o *memory.Options) { o.PreviousWeight = 0.3 }},
-		{"neighbour smoothing 0.3", func(o *memory.Options) { o.NeighbourWeight = 0.3 }},
-		{"speaker boost 0.2", func(o *memory.Options) { o.SpeakerBoost = 0.2 }},
-		{"recency 0.1 / 30 days", func(o *memory.Options) { o.Recency = memory.Recency{Weight: 0.1, HalfLife: 30 * 24 * time.Hour} }},
-		{"query expansion (RM3-like) 5 terms / 3 docs / 0.3", func(o *memory.Options) { o.Expansion, o.ExpansionDocs, o.ExpansionWeight = 5, 3, 0.3 }},
-	}
 	ks := []int{5, 10, 20}
-	line := func(name string, o memory.Options) {
-		rep := evaluate(t.Context(), t, db, o, convs, ks)
-		core, _ := rep.Core.Mean()
-		all, _ := rep.All.Mean()
-		var cats []string
-		for c := 1; c <= 5; c++ {
-			turn, _ := rep.ByCategory[c].Mean()
-			cats = append(cats, fmt.Sprintf("%.3f", turn[1]))
+	cell := func(o memory.Options, half string) string {
+		rep := evaluate(t.Context(), t, db, o, convs, half, ks)
+		cats := make([]string, 0, 4)
+		for c := 1; c <= 4; c++ {
+			cats = append(cats, fmt.Sprintf("%.3f", recallAt10(rep.ByCategory[c])))
 		}
-		t.Logf("| %-52s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %s |", name, core[0], core[1], core[2], all[0], all[1], all[2], strings.Join(cats, " "))
+		return fmt.Sprintf("%.3f (%s)", recallAt10(&rep.Core), strings.Join(cats, " "))
 	}
-	base := memory.Options{Pool: 100}
-	line("BM25 (text column)", base)
-	for _, f := range features {
-		o := base
-		f.set(&o)
-		line("BM25 + "+f.name, o)
+	line := func(name string, o memory.Options) {
+		t.Logf("| %-26s | %s | %s |", name, cell(o, "A"), cell(o, "B"))
 	}
-	o := base
-	for _, f := range features {
-		f.set(&o)
-		line("cumulative + "+f.name, o)
+	t.Logf("turn recall@10, categories 1-4 (multi-hop temporal open-domain single-hop)")
+	t.Logf("| %-26s | %-35s | %-35s |", "ranking", "half A", "half B")
+	line("default", memory.DefaultOptions())
+	line("plain BM25", plainBM25(t))
+	refCell := func(half string) string {
+		rep := referenceBM25(t, convs, half, ks)
+		cats := make([]string, 0, 4)
+		for c := 1; c <= 4; c++ {
+			cats = append(cats, fmt.Sprintf("%.3f", recallAt10(rep.ByCategory[c])))
+		}
+		return fmt.Sprintf("%.3f (%s)", recallAt10(&rep.Core), strings.Join(cats, " "))
 	}
-	line("DefaultOptions", memory.DefaultOptions())
+	t.Logf("| %-26s | %s | %s |", "reference BM25", refCell("A"), refCell("B"))
+	for _, f := range memory.Features() {
+		without, err := memory.Ablate(memory.DefaultOptions(), f.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line("default without "+f.Name, without)
+		var others []string
+		for _, g := range memory.Features() {
+			if g.Name != f.Name {
+				others = append(others, g.Name)
+			}
+		}
+		alone, err := memory.Ablate(memory.DefaultOptions(), others...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line("BM25 with "+f.Name, alone)
+	}
+}
+
+// referenceBM25 ranks by the README's reference setting, outside mynah's index: each
+// conversation's turns, text only, in an FTS5 table of their own (porter stemming), the
+// question's words without stop words OR-ed, best bm25 first.
+func referenceBM25(tb testing.TB, convs []locomo.Conversation, half string, ks []int) *locomo.Report {
+	tb.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(tb.TempDir(), "bm25.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	rep := locomo.NewReport(ks)
+	stop := memory.StopWords()
+	for i, c := range convs {
+		if !locomo.InHalf(half, i, len(convs)) {
+			continue
+		}
+		table := fmt.Sprintf("conv%d", i)
+		if _, err := db.Exec(`CREATE VIRTUAL TABLE ` + table + ` USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')`); err != nil {
+			tb.Fatal(err)
+		}
+		for _, t := range c.Turns {
+			if _, err := db.Exec(`INSERT INTO `+table+` (rowid, body) VALUES (?, ?)`, int64(t.ID()), t.Text); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		for _, q := range c.Questions {
+			var phrases []string
+			for _, term := range memory.Terms(q.Text, stop) {
+				phrases = append(phrases, `"`+strings.ReplaceAll(term, `"`, `""`)+`"`)
+			}
+			var ids []mynah.MessageID
+			if len(phrases) > 0 {
+				rows, err := db.Query(`SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? ORDER BY bm25(`+table+`) LIMIT ?`, strings.Join(phrases, " OR "), ks[len(ks)-1])
+				if err != nil {
+					tb.Fatal(err)
+				}
+				for rows.Next() {
+					var id int64
+					if err := rows.Scan(&id); err != nil {
+						tb.Fatal(err)
+					}
+					ids = append(ids, mynah.MessageID(id))
+				}
+				rows.Close()
+			}
+			rep.Add(q, ids)
+		}
+	}
+	return rep
 }

@@ -51,7 +51,7 @@ func (r *Recall) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, erro
 	}
 	// Commands and the canned replies to them are not memories: ask for more than k so
 	// that dropping them still leaves k.
-	res, err := r.searcher.Search(ctx, Query{Agent: q.Agent, Chat: q.Chat.ID, Text: text, K: 2 * r.k, Exclude: inWindow})
+	res, err := r.searcher.Search(ctx, Query{Agent: q.Agent, Chat: q.Chat.ID, Text: text, K: 2 * r.k, Exclude: inWindow, Now: q.Target.Time})
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,9 @@ type Query struct {
 	K      int // results wanted; 0 means 10
 	// Exclude lists messages not to return (those already in the prompt's window).
 	Exclude []mynah.MessageID
+	// Now is when the query is asked: "last week" is the week before it. Zero: the
+	// searcher's clock.
+	Now time.Time
 	// AllNotes searches every note, whatever chat it belongs to and unscoped ones too:
 	// the operator's search, never one whose results a chat sees.
 	AllNotes bool
@@ -62,24 +65,51 @@ type History interface {
 }
 
 // Options tune ranking. The zero value is plain BM25 over the text of messages, from a
-// pool of 100 candidates; DefaultOptions holds the settings measured best on LoCoMo.
+// pool of 100 candidates; DefaultOptions holds the settings the agent uses. Every setting
+// is a feature (see Features) that was kept only because it raised recall on both halves
+// of LoCoMo, tuned on one and measured on the other (see TestLoCoMoHalves).
 type Options struct {
 	// Pool is how many keyword candidates are ranked; 0 means 100.
 	Pool int
 	// ContextWeight weighs a match in who said a message and when (sender's name, month,
 	// year) against one in its text (1).
 	ContextWeight float64
-	// PreviousWeight weighs a match in what a message answers (the message before it, or
-	// the one it replies to): an answer shares few words with the question about it.
+	// PreviousWeight weighs a match in the conversation just before a message (what it
+	// replies to, the messages before it): an answer shares few words with the question
+	// about it. The index holds that context for short messages only (up to 100 words
+	// with the message; see the sqlite package's mynah_context).
 	PreviousWeight float64
 	// SpeakerBoost multiplies by 1+SpeakerBoost the score of a message whose sender's
 	// first name the query mentions: "what did Alice say about…" prefers Alice's words.
 	SpeakerBoost float64
-	// NeighbourWeight adds to a message's score this share of its best neighbour's (a
-	// message at most NeighbourGap ids away in the same chat): an answer is often the turn
-	// after the one that shares the question's words.
+	// NeighbourWeight adds to a message's score a share of its best neighbour's (a message
+	// of the same chat at most NeighbourGap ids and an hour away): an answer is often next
+	// to the turn that shares the question's words. The share is NeighbourWeight for a
+	// message of no words and falls linearly to nothing at ContextWords words: a long
+	// message says what it is about by itself, and borrowing its neighbours' scores only
+	// pushes out other messages.
 	NeighbourWeight float64
 	NeighbourGap    int // 0 means 1
+	ContextWords    int // 0 means 100
+	// LengthPrior weighs a message of n words by n/(n+LengthPrior): BM25 favours short
+	// messages, and the shortest ("see you!", "haha yes") match a name or one word and
+	// say nothing.
+	LengthPrior float64
+	// SpanBoost multiplies by 1+SpanBoost the score of a message said in the time the
+	// query names ("last week", "in March"; see ParseTime); the words of a relative time
+	// ("last week") are not searched for.
+	SpanBoost float64
+	// DatedBoost multiplies by 1+DatedBoost, for a query asking when ("when did…", "what
+	// year…"), the score of a message that dates what it tells ("last Sunday", "in 2019").
+	DatedBoost float64
+	// RecentBoost favours, for a query asking for the latest state ("current", "still",
+	// "recently"), newer candidates: a score is multiplied by 1+RecentBoost·r, r from 0 for
+	// the oldest candidate to 1 for the newest.
+	RecentBoost float64
+	// Diversity spreads the results of a query asking for several things over time (see
+	// Aggregate): a message next to a better result (one id away, the same hour) has its
+	// score multiplied by 1-Diversity for each, so another conversation's turn comes in.
+	Diversity float64
 	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
 	// the query and searches again (pseudo-relevance feedback), blending the second
 	// ranking in with ExpansionWeight.
@@ -93,9 +123,10 @@ type Options struct {
 }
 
 // DefaultOptions are the ranking settings the agent uses.
-// Each was measured on LoCoMo, one at a time (see TestLoCoMoAblation).
 func DefaultOptions() Options {
-	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.3, NeighbourWeight: 0.3, SpeakerBoost: 0.2}
+	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.3, SpeakerBoost: 0.2,
+		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
+		SpanBoost: 0.5, DatedBoost: 0.3, RecentBoost: 0.2, Diversity: 0.4}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -104,8 +135,9 @@ type Searcher struct {
 	opts  Options
 	stop  map[string]bool
 	now   func() time.Time
-	notes NoteSource // nil: messages only (see WithNotes)
-	vec   *Vectors   // nil: keyword only (see WithVectors)
+	notes NoteSource     // nil: messages only (see WithNotes)
+	vec   *Vectors       // nil: keyword only (see WithVectors)
+	loc   *time.Location // the chat's time zone, for times in queries (see WithLocation)
 }
 
 // NewSearcher returns a Searcher over store; it does no I/O. now defaults to time.Now.
@@ -116,11 +148,28 @@ func NewSearcher(store History, opts Options, now func() time.Time) *Searcher {
 	if opts.NeighbourGap <= 0 {
 		opts.NeighbourGap = 1
 	}
+	if opts.ContextWords <= 0 {
+		opts.ContextWords = 100
+	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Searcher{store: store, opts: opts, stop: stopWords(), now: now}
+	return &Searcher{store: store, opts: opts, stop: stopWords(), now: now, loc: time.UTC}
 }
+
+// WithLocation returns a copy of s that reads the times in queries ("yesterday", "in
+// March") in loc, the chat's time zone; nil is UTC.
+func (s *Searcher) WithLocation(loc *time.Location) *Searcher {
+	c := *s
+	c.loc = loc
+	if loc == nil {
+		c.loc = time.UTC
+	}
+	return &c
+}
+
+// Location is the time zone the searcher reads times in.
+func (s *Searcher) Location() *time.Location { return s.loc }
 
 // candidate is a message being ranked.
 type candidate struct {
@@ -139,7 +188,19 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if k <= 0 {
 		k = 10
 	}
-	terms := Terms(q.Text, s.stop)
+	now := q.Now
+	if now.IsZero() {
+		now = s.now()
+	}
+	now = now.In(s.loc)
+	tq := TimeQuery{Text: q.Text}
+	if s.opts.SpanBoost > 0 || s.opts.DatedBoost > 0 || s.opts.RecentBoost > 0 {
+		tq = ParseTime(q.Text, now)
+	}
+	terms := Terms(tq.Text, s.stop)
+	if len(terms) == 0 { // only a time: "what happened yesterday?"
+		terms = Terms(q.Text, s.stop)
+	}
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -155,13 +216,17 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			return nil, err
 		}
 	}
+	s.weighLength(cands)
 	s.boostSpeakers(cands, q.Text)
 	s.smooth(cands)
-	now := s.now()
+	s.weighTime(cands, tq)
 	for _, c := range cands {
 		c.score = s.opts.Recency.apply(c.score, c.msg.Time, now)
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmpDesc(a.score, b.score) })
+	if s.opts.Diversity > 0 && Aggregate(q.Text) {
+		cands = s.diversify(cands, k+len(q.Exclude))
+	}
 
 	out := make([]Result, 0, k)
 	for _, c := range cands {

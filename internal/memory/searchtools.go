@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/llm"
@@ -27,27 +30,31 @@ var _ tool.Tool = SearchTool{}
 // Spec describes memory_search to the model.
 func (SearchTool) Spec() llm.Tool {
 	return llm.Tool{
-		Name:        "memory_search",
-		Description: "Search the earlier history of this chat, beyond what you can see, and your notes, for messages about something. Returns the best matches with their time, sender, message id (or a note's path and lines) and a score.",
+		Name: "memory_search",
+		Description: "Search the earlier history of this chat, beyond what you can see, and your notes, for messages about something. " +
+			"Returns the best matches with when each was said, sender, message id (or a note's path and lines) and a score. " +
+			"A time in the query (\"last week\", \"in March\", \"before 2023\") narrows the search to it. " +
+			"For a question with several parts (\"how many days in Japan and in Chicago?\"), give one query per part in queries.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"query":{"type":"string","description":"what to look for, in plain words"},` +
-			`"k":{"type":"integer","minimum":1,"maximum":20,"description":"how many results (default 5)"},` +
-			`"about":{"type":"string","enum":["chat","user"],"description":"chat (default): this chat's history and your notes; user: what the person you are answering wrote (in a private chat: in any chat with you; in a group: in this group)"}},` +
-			`"required":["query"]}`),
+			`"queries":{"type":"array","items":{"type":"string"},"maxItems":` + strconv.Itoa(MaxQueries) + `,"description":"several things to look for at once, instead of query; results are merged"},` +
+			`"k":{"type":"integer","minimum":1,"maximum":20,"description":"how many results (default 5, or 5 per query up to 20)"},` +
+			`"about":{"type":"string","enum":["chat","user"],"description":"chat (default): this chat's history and your notes; user: what the person you are answering wrote (in a private chat: in any chat with you; in a group: in this group)"}}}`),
 	}
 }
 
 // Run searches the call's chat.
 func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	var args struct {
-		Query string `json:"query"`
-		K     int    `json:"k"`
-		About string `json:"about"`
+		Query   string   `json:"query"`
+		Queries []string `json:"queries"`
+		K       int      `json:"k"`
+		About   string   `json:"about"`
 	}
 	if err := json.Unmarshal(c.Args, &args); err != nil {
-		return "", fmt.Errorf("arguments are not {\"query\": string, \"k\": integer, \"about\": string}: %v", err)
+		return "", fmt.Errorf("arguments are not {\"query\": string, \"queries\": [string], \"k\": integer, \"about\": string}: %v", err)
 	}
-	q := Query{Agent: c.Agent, Chat: c.Chat.ID}
+	q := Query{Agent: c.Agent, Chat: c.Chat.ID, Now: c.Now}
 	switch args.About {
 	case "", "chat":
 	case "user":
@@ -61,20 +68,33 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	default:
 		return "", fmt.Errorf(`about must be "chat" or "user", not %q`, args.About)
 	}
-	if strings.TrimSpace(args.Query) == "" {
+	var texts []string
+	for _, text := range append([]string{args.Query}, args.Queries...) {
+		if text = strings.TrimSpace(text); text != "" && !slices.Contains(texts, text) {
+			texts = append(texts, text)
+		}
+	}
+	if len(texts) == 0 {
 		return "", errors.New("query is empty")
+	}
+	if len(texts) > MaxQueries {
+		return "", fmt.Errorf("%d queries: at most %d at once", len(texts), MaxQueries)
 	}
 	k := min(max(args.K, 0), 20)
 	if k == 0 {
-		k = 5
+		k = min(5*len(texts), 20)
 	}
-	q.Text, q.K = args.Query, k
-	res, err := t.searcher.Search(ctx, q)
+	q.K = k
+	res, err := t.searcher.SearchMany(ctx, q, texts)
 	if err != nil {
 		return "", errors.New("memory search failed")
 	}
 	if len(res) == 0 {
 		return "No messages found.", nil
+	}
+	now := c.Now
+	if now.IsZero() {
+		now = time.Now()
 	}
 	var b strings.Builder
 	for _, r := range res {
@@ -86,7 +106,7 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 		if r.Chat != c.Chat.ID {
 			where = fmt.Sprintf(" in chat %d", r.Chat)
 		}
-		fmt.Fprintf(&b, "[%s #%d%s] %s (score %.2f): %s\n", r.Time.UTC().Format("2006-01-02 15:04"), r.MessageID,
+		fmt.Fprintf(&b, "[%s, #%d%s] %s (score %.2f): %s\n", SaidAt(r.Time, now, t.searcher.Location()), r.MessageID,
 			where, r.Message.Sender.Name(), r.Score, r.Snippet)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil

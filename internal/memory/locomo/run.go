@@ -87,14 +87,40 @@ func (r *Report) Ask(ctx context.Context, h memory.History, opts memory.Options,
 // default ranking: each conversation is imported into st, then asked its questions,
 // before the next is imported, and the answers are scored at the cut-offs ks (ascending).
 func Run(ctx context.Context, st Store, convs []Conversation, ks []int) (*Report, error) {
+	return RunWith(ctx, st, convs, ks, memory.DefaultOptions(), "")
+}
+
+// RunWith is Run with the ranking opts, on the conversations of half only ("A", "B"; ""
+// for all: see InHalf).
+func RunWith(ctx context.Context, st Store, convs []Conversation, ks []int, opts memory.Options, half string) (*Report, error) {
 	rep := NewReport(ks)
 	for i, c := range convs {
+		if !InHalf(half, i, len(convs)) {
+			continue
+		}
 		if err := Import(ctx, st, c, i); err != nil {
 			return nil, err
 		}
-		if err := rep.Ask(ctx, st, memory.DefaultOptions(), c, i); err != nil {
+		if err := rep.Ask(ctx, st, opts, c, i); err != nil {
 			return nil, err
 		}
 	}
 	return rep, nil
+}
+
+// Halves are the two halves of the benchmark by conversation: ranking features are
+// tuned on one and measured on the other, so that a feature is kept only when it helps
+// conversations it was not tuned on.
+var Halves = []string{"A", "B"}
+
+// InHalf reports whether the nth of total conversations (from 0) is in half: "A" the
+// first half (conversations 1–5 of LoCoMo's ten), "B" the rest, "" all of them.
+func InHalf(half string, n, total int) bool {
+	switch half {
+	case "A":
+		return n < (total+1)/2
+	case "B":
+		return n >= (total+1)/2
+	}
+	return true
 }

@@ -1,0 +1,237 @@
+package memory
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/tool"
+)
+
+// chatOf builds a history of one chat from lines "+minutes sender: text", ids from 1.
+func chatOf(t0 time.Time, lines ...string) *fakeHistory {
+	h := &fakeHistory{}
+	users := map[string]mynah.User{"Alice": alice, "Bob": bob}
+	for i, l := range lines {
+		var minutes int
+		var rest string
+		if _, err := fmt.Sscanf(l, "+%d", &minutes); err != nil {
+			panic(l)
+		}
+		rest = l[strings.Index(l, " ")+1:]
+		name, text, _ := strings.Cut(rest, ": ")
+		h.msgs = append(h.msgs, mynah.Message{Agent: "a", Chat: chat, ID: mynah.MessageID(i + 1), Sender: users[name],
+			Time: t0.Add(time.Duration(minutes) * time.Minute), Text: text})
+	}
+	return h
+}
+
+func searchIDs(t *testing.T, h History, o Options, q Query) []mynah.MessageID {
+	t.Helper()
+	q.Agent, q.Chat = "a", chat.ID
+	rs, err := NewSearcher(h, o, nil).Search(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resultIDs(rs)
+}
+
+func before(ids []mynah.MessageID, a, b mynah.MessageID) bool {
+	i, j := slices.Index(ids, a), slices.Index(ids, b)
+	return i >= 0 && (j < 0 || i < j)
+}
+
+// TestNeighboursByShape: a short reply next to a strong match comes up with it; a long
+// message next to one is read on its own; a message an hour away from another is no
+// neighbour of it.
+func TestNeighboursByShape(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	long := strings.Repeat("a long story about the garden and the weather and what grew there ", 10)
+	h := chatOf(t0,
+		"+0 Alice: the vet for the cat, what was her name?",
+		"+1 Bob: Ruiz, the cat loved her",
+		"+200 Bob: the cat hid under the bed",
+		"+300 Bob: the cat "+long,
+		"+500 Alice: vet cat name, the new one",
+		"+501 Bob: the cat "+long,
+	)
+	q := Query{Text: "cat vet name"}
+	got := searchIDs(t, h, DefaultOptions(), q)
+	if !before(got, 2, 3) {
+		t.Errorf("results %v: the short reply 2, a minute after the question, should come before 3, alone", got)
+	}
+	if !before(got, 4, 6) {
+		t.Errorf("results %v: the long message 6 next to a match should not pass the same message 4 alone", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "neighbours")
+	if got := searchIDs(t, h, off, q); before(got, 2, 3) {
+		t.Errorf("without neighbours: %v; then the reply has nothing to come before 3 with", got)
+	}
+}
+
+// TestLengthPrior: a message of one or two words that matches a name says less than a
+// sentence that matches it as well.
+func TestLengthPrior(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: bye Bob",
+		"+600 Alice: Bob fixed the fence and painted the shed green last spring",
+	)
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "Bob"}); !slices.Equal(got, []mynah.MessageID{2, 1}) {
+		t.Errorf("results %v, want the sentence 2 before the goodbye 1", got)
+	}
+}
+
+// TestTimeInQueries: "last week" finds what was said last week first and does not search
+// for the words "last week"; "when…" prefers the message that dates the event; "current"
+// prefers the newer of equal matches.
+func TestTimeInQueries(t *testing.T) {
+	t0 := time.Date(2025, 3, 3, 10, 0, 0, 0, time.UTC) // Monday 3 March
+	day := 24 * 60
+	h := chatOf(t0,
+		"+0 Alice: my job at the bakery",
+		fmt.Sprintf("+%d Alice: the job interview at the library went fine", 15*day), // Tuesday 18 March
+		fmt.Sprintf("+%d Bob: last week was a hard week, the job too", 21*day),       // 24 March
+	)
+	now := t0.Add(time.Duration(21*day) * time.Minute).Add(time.Hour) // 24 March: last week is 17–23 March
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "the job last week", Now: now}); len(got) == 0 || got[0] != 2 {
+		t.Errorf("job last week: %v, want 2, said last week, first", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "span")
+	if got := searchIDs(t, h, off, Query{Text: "the job last week", Now: now}); len(got) == 0 || got[0] != 3 {
+		t.Errorf("without span: %v, want 3 (it says \"last week\") first; the test does not show what span does", got)
+	}
+
+	h = chatOf(t0,
+		"+0 Alice: the bike is fixed now, fixed for good I think",
+		"+10 Alice: I fixed the bike last Sunday",
+	)
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "When did Alice fix the bike?"}); len(got) == 0 || got[0] != 2 {
+		t.Errorf("when: %v, want 2, which dates the repair, first", got)
+	}
+	off, _ = Ablate(DefaultOptions(), "dated")
+	if got := searchIDs(t, h, off, Query{Text: "When did Alice fix the bike?"}); len(got) == 0 || got[0] != 1 {
+		t.Errorf("without dated: %v, want 1 first; the test does not show what dated does", got)
+	}
+
+	h = chatOf(t0,
+		"+0 Bob: my job is at the bakery",
+		fmt.Sprintf("+%d Bob: my job is at the library", 40*day),
+	)
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "What is Bob's current job?"}); len(got) == 0 || got[0] != 2 {
+		t.Errorf("current job: %v, want the newer 2 first", got)
+	}
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "What was Bob's job?"}); len(got) == 0 || got[0] != 1 {
+		t.Errorf("job, no time: %v, want the first of equals, 1, first", got)
+	}
+}
+
+// TestDiversity: a question asking how many times gets its second result from another
+// conversation rather than the turn next to its first.
+func TestDiversity(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: hiking trip, we go hiking every weekend",
+		"+1 Bob: hiking was great, go again",
+		"+3000 Alice: we go hiking every month, hiking is our thing",
+	)
+	q := Query{Text: "How many times did we go hiking?", K: 2}
+	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Equal(got, []mynah.MessageID{1, 3}) {
+		t.Errorf("results %v, want [1 3]: 2 is next to 1", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "diversity")
+	if got := searchIDs(t, h, off, q); !slices.Equal(got, []mynah.MessageID{1, 2}) {
+		t.Errorf("without diversity: %v, want [1 2]; the test does not show what diversity does", got)
+	}
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "did we go hiking?", K: 2}); !slices.Equal(got, []mynah.MessageID{1, 2}) {
+		t.Errorf("a question for one thing: %v, want [1 2], the best two", got)
+	}
+}
+
+func TestAggregate(t *testing.T) {
+	for q, want := range map[string]bool{
+		"How many times has Melanie gone to the beach?": true,
+		"What books has Melanie read?":                  true,
+		"Where has Melanie camped?":                     true,
+		"What kinds of art does Caroline make?":         true,
+		"What type of music has Dave been getting into": false,
+		"What did Melanie paint recently?":              false,
+		"Where did we go on Friday?":                    false,
+	} {
+		if got := Aggregate(q); got != want {
+			t.Errorf("Aggregate(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// TestSearchMany: several queries at once return each one's best first, every message
+// once, and memory_search takes them as queries.
+func TestSearchMany(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: five days in Japan, Tokyo mostly, and days of rain in Japan",
+		"+1 Bob: Japan sounds great, how many days?",
+		"+5000 Alice: three days in Chicago for the conference",
+		"+5001 Bob: Chicago in winter, brr",
+	)
+	s := NewSearcher(h, DefaultOptions(), nil)
+	res, err := s.SearchMany(t.Context(), Query{Agent: "a", Chat: chat.ID, K: 3}, []string{"days in Japan", "days in Chicago"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := resultIDs(res)
+	if len(got) != 3 || !slices.Contains(got[:2], 1) || !slices.Contains(got[:2], 3) {
+		t.Errorf("results %v: want 1 (Japan) and 3 (Chicago) first", got)
+	}
+	seen := map[mynah.MessageID]bool{}
+	for _, id := range got {
+		if seen[id] {
+			t.Errorf("results %v: %d twice", got, id)
+		}
+		seen[id] = true
+	}
+	out, err := NewSearchTool(s).Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Now: t0.Add(10 * 24 * time.Hour),
+		Args: json.RawMessage(`{"queries":["days in Japan","days in Chicago"],"k":2}`)})
+	if err != nil || !strings.Contains(out, "#1]") || !strings.Contains(out, "#3]") || strings.Count(out, "\n") != 1 {
+		t.Errorf("memory_search with queries = %q, %v", out, err)
+	}
+	if !strings.Contains(out, "Sat 1 Mar 2025 10:00, 10 days ago, #1] Alice") {
+		t.Errorf("memory_search = %q: want each result with when it was said", out)
+	}
+	if _, err := NewSearchTool(s).Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Args: json.RawMessage(`{"queries":["a","b","c","d","e","f"]}`)}); err == nil {
+		t.Error("memory_search with 6 queries succeeded")
+	}
+}
+
+func TestAge(t *testing.T) {
+	kyiv, err := time.LoadLocation("Europe/Kyiv")
+	if err != nil {
+		t.Skip(err)
+	}
+	now := time.Date(2025, 3, 10, 9, 0, 0, 0, kyiv)
+	for _, c := range []struct {
+		t    time.Time
+		want string
+	}{
+		{now.Add(-30 * time.Second), "just now"},
+		{now.Add(-5 * time.Minute), "5 minutes ago"},
+		{now.Add(-3 * time.Hour), "3 hours ago"},
+		{now.Add(-10 * time.Hour), "yesterday"}, // 23:00 the day before
+		{now.AddDate(0, 0, -4), "4 days ago"},
+		{now.AddDate(0, 0, -15), "2 weeks ago"},
+		{now.AddDate(0, -5, 0), "5 months ago"},
+		{now.AddDate(-2, 0, 0), "2 years ago"},
+		{now.Add(time.Hour), ""},
+	} {
+		if got := Age(c.t, now); got != c.want {
+			t.Errorf("Age(%v) = %q, want %q", c.t, got, c.want)
+		}
+	}
+	if got := SaidAt(time.Date(2025, 3, 9, 21, 30, 0, 0, time.UTC), now, kyiv); got != "Sun 9 Mar 2025 23:30, yesterday" {
+		t.Errorf("SaidAt = %q", got)
+	}
+}

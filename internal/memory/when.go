@@ -1,0 +1,563 @@
+package memory
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Span is a stretch of time, [From, To); a zero From or To leaves that side open.
+type Span struct {
+	From, To time.Time
+}
+
+// Contains reports whether t falls in the span.
+func (s Span) Contains(t time.Time) bool {
+	return (s.From.IsZero() || !t.Before(s.From)) && (s.To.IsZero() || t.Before(s.To))
+}
+
+// IsZero reports whether the span is open on both sides: all time.
+func (s Span) IsZero() bool { return s.From.IsZero() && s.To.IsZero() }
+
+// TimeQuery is what a query says about time, read by ParseTime.
+type TimeQuery struct {
+	// Span is the time the query names ("last week", "in March", "before 2023"), in the
+	// location of the moment it was asked; zero when it names none.
+	Span Span
+	// Recent is true when the query asks for the latest state of something ("current",
+	// "now", "latest", "recently", "still"): newer messages are likelier answers.
+	Recent bool
+	// When is true when the query asks for a time ("when did…", "what year…", "how many
+	// days…"): a message that dates what it tells ("last Sunday", "in 2019") is a likelier
+	// answer than one that does not.
+	When bool
+	// Text is the query without the words that named Span: "what did we cook last week"
+	// becomes "what did we cook", so that "last" and "week" are not searched for. The
+	// month names and years of a time the query is in ("in March 2023") stay, since a
+	// message's month and year are searchable; those of a bound ("before March") go.
+	Text string
+}
+
+// ParseTime reads the time expressions of an English query asked at now: a day
+// ("yesterday", "on Monday", "8 May", "2023-05-08"), a week, month or year ("last week",
+// "this month", "in March", "March 2023", "in 2022"), a distance back ("3 weeks ago", "the
+// past 10 days"), each optionally bounded ("before", "after", "since", "until", "by", "as
+// of", "between … and …"). Calendar units are now's, in now's location: the chat's time
+// zone when the caller sets it so. A month or weekday without a year is the latest one
+// not after now. What it does not recognise stays in Text.
+func ParseTime(query string, now time.Time) TimeQuery {
+	toks := timeTokens(query)
+	tq := TimeQuery{Text: query}
+	var cut []timeCut
+	var spans []Span
+	for i := 0; i < len(toks); {
+		bound, bi := "", i
+		if b := boundWord(toks, i); b != "" {
+			bound, bi = b, i+len(strings.Fields(b))
+		}
+		// "between X and Y"
+		if bound == "between" {
+			if a, n := spanAt(toks, bi, now); n > 0 && bi+n < len(toks) && toks[bi+n].w == "and" {
+				if b, m := spanAt(toks, bi+n+1, now); m > 0 {
+					spans = append(spans, Span{From: a.From, To: b.To})
+					cut = append(cut, timeCut{start: toks[i].start, end: toks[bi+n+m].end})
+					i = bi + n + 1 + m
+					continue
+				}
+			}
+		}
+		sp, n := spanAt(toks, bi, now)
+		if n == 0 {
+			i++
+			continue
+		}
+		start := toks[i].start
+		if bound == "" {
+			// a preposition before the expression goes with it: "in March", "on Monday"
+			if i > 0 && isTimePreposition(toks[i-1].w) {
+				start = toks[i-1].start
+			}
+		}
+		switch bound {
+		case "before":
+			sp = Span{To: sp.From}
+		case "until", "till", "by", "as of", "up to":
+			sp = Span{To: sp.To}
+		case "after":
+			sp = Span{From: sp.To}
+		case "since", "from":
+			sp = Span{From: sp.From}
+		}
+		spans = append(spans, sp)
+		c := timeCut{start: start, end: toks[bi+n-1].end}
+		if bound == "" {
+			c.keep = calendarWords(toks[bi : bi+n])
+		}
+		cut = append(cut, c)
+		i = bi + n
+	}
+	if len(spans) > 0 {
+		tq.Span = hull(spans)
+		var b strings.Builder
+		last := 0
+		for _, c := range cut {
+			if c.start < last {
+				continue
+			}
+			b.WriteString(query[last:c.start])
+			if c.keep != "" {
+				b.WriteString(" " + c.keep + " ")
+			}
+			last = c.end
+		}
+		b.WriteString(query[last:])
+		tq.Text = strings.Join(strings.Fields(b.String()), " ")
+	}
+	for i, t := range toks {
+		switch t.w {
+		case "current", "currently", "now", "latest", "recently", "lately", "still", "nowadays":
+			tq.Recent = true
+		case "when":
+			tq.When = true
+		case "what", "which":
+			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "date" || toks[i+1].w == "time" || toks[i+1].w == "weekday") {
+				tq.When = true
+			}
+		case "how":
+			if i+2 < len(toks) && (toks[i+1].w == "long" && toks[i+2].w == "ago" ||
+				(toks[i+1].w == "many" || toks[i+1].w == "long") && isUnit(toks[i+2].w)) {
+				tq.When = true
+			}
+		}
+		if t.w == "most" && i+1 < len(toks) && toks[i+1].w == "recent" {
+			tq.Recent = true
+		}
+		if t.w == "these" && i+1 < len(toks) && toks[i+1].w == "days" {
+			tq.Recent = true
+		}
+	}
+	return tq
+}
+
+// timeCut is a time expression to take out of a query: bytes start to end, replaced
+// by keep.
+type timeCut struct {
+	start, end int
+	keep       string
+}
+
+// calendarWords returns the month names and years of an expression ("March", "8 May
+// 2023" gives "May 2023"): a message's month and year are searchable (the index's
+// context column), so a query naming a month finds messages of that month by its words
+// too. Other words of a time ("last week", "on Monday") would only find messages that
+// happen to say them.
+func calendarWords(toks []timeToken) string {
+	var keep []string
+	for _, t := range toks {
+		if _, ok := months[t.w]; ok {
+			keep = append(keep, t.w)
+		} else if _, n := year(t.w); n == 1 {
+			keep = append(keep, t.w)
+		}
+	}
+	return strings.Join(keep, " ")
+}
+
+// hull is the least span that covers spans.
+func hull(spans []Span) Span {
+	h := spans[0]
+	for _, s := range spans[1:] {
+		if s.From.IsZero() || !h.From.IsZero() && s.From.Before(h.From) {
+			h.From = s.From
+		}
+		if s.To.IsZero() || !h.To.IsZero() && s.To.After(h.To) {
+			h.To = s.To
+		}
+	}
+	return h
+}
+
+// Dated reports whether text dates something: a time expression ParseTime reads ("last
+// week", "in March") or a weekday, "tonight", "tomorrow", "next month", "ago".
+func Dated(text string) bool {
+	toks := timeTokens(text)
+	for i, t := range toks {
+		if _, ok := months[t.w]; ok && len(t.w) > 3 {
+			return true
+		}
+		if _, ok := weekdays[t.w]; ok && len(t.w) > 3 {
+			return true
+		}
+		switch t.w {
+		case "yesterday", "today", "tonight", "tomorrow", "ago", "weekend", "morning", "evening", "afternoon", "recently", "lately":
+			return true
+		case "last", "next", "this", "past", "previous", "coming":
+			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "weekend" || isWeekday(toks[i+1].w) || toks[i+1].w == "night") {
+				return true
+			}
+		}
+		if y, err := strconv.Atoi(t.w); err == nil && len(t.w) == 4 && y >= 1900 && y <= 2100 {
+			return true
+		}
+	}
+	return false
+}
+
+type timeToken struct {
+	w          string // lower case
+	start, end int    // bytes in the query
+}
+
+// timeTokens splits text into lower-case words and numbers; "8th" stays whole, and a
+// date written with dashes or dots ("2023-05-08", "08.05.2023") is one token.
+func timeTokens(text string) []timeToken {
+	var out []timeToken
+	start := -1
+	for i, r := range text + " " {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\''
+		// keep a dash, dot or slash between digits: a written date
+		if !word && (r == '-' || r == '.' || r == '/') && start >= 0 && i+1 < len(text) &&
+			unicode.IsDigit(rune(text[i-1])) && unicode.IsDigit(rune(text[i+1])) {
+			word = true
+		}
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			w := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(text[start:i], "'s"), "'"))
+			out = append(out, timeToken{w: w, start: start, end: i})
+			start = -1
+		}
+	}
+	return out
+}
+
+var months = map[string]time.Month{
+	"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+	"may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
+	"sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+}
+
+var weekdays = map[string]time.Weekday{
+	"sunday": 0, "sun": 0, "monday": 1, "mon": 1, "tuesday": 2, "tue": 2, "tues": 2, "wednesday": 3,
+	"wed": 3, "thursday": 4, "thu": 4, "thurs": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
+}
+
+func isWeekday(w string) bool { _, ok := weekdays[w]; return ok && len(w) > 3 }
+
+func isUnit(w string) bool {
+	switch strings.TrimSuffix(w, "s") {
+	case "day", "week", "month", "year":
+		return true
+	}
+	return false
+}
+
+func isTimePreposition(w string) bool {
+	switch w {
+	case "in", "on", "during", "of", "at", "over", "within", "throughout":
+		return true
+	}
+	return false
+}
+
+// boundWord returns the bounding word (or words) at toks[i], or "".
+func boundWord(toks []timeToken, i int) string {
+	switch toks[i].w {
+	case "before", "after", "since", "until", "till", "by", "between", "from":
+		return toks[i].w
+	case "as", "up":
+		if i+1 < len(toks) && (toks[i].w == "as" && toks[i+1].w == "of" || toks[i].w == "up" && toks[i+1].w == "to") {
+			return toks[i].w + " " + toks[i+1].w
+		}
+	}
+	return ""
+}
+
+// spanAt reads a time expression starting at toks[i]: its span and how many tokens it
+// takes, 0 when none starts there.
+func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
+	if i >= len(toks) {
+		return Span{}, 0
+	}
+	loc := now.Location()
+	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc) }
+	today := day(now)
+	w := func(j int) string {
+		if i+j < len(toks) {
+			return toks[i+j].w
+		}
+		return ""
+	}
+	days := func(from time.Time, n int) Span { return Span{From: from, To: from.AddDate(0, 0, n)} }
+	weekStart := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7)) // Monday
+	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
+	yearStart := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, loc)
+	unitSpan := func(unit string, back int) Span {
+		switch strings.TrimSuffix(unit, "s") {
+		case "day":
+			return days(today.AddDate(0, 0, -back), 1)
+		case "week":
+			return days(weekStart.AddDate(0, 0, -7*back), 7)
+		case "weekend":
+			sat := weekStart.AddDate(0, 0, 5-7*back)
+			if back == 0 && today.Before(sat) {
+				sat = sat.AddDate(0, 0, -7) // "this weekend" before it comes: the last one
+			}
+			return days(sat, 2)
+		case "month":
+			s := monthStart.AddDate(0, -back, 0)
+			return Span{From: s, To: s.AddDate(0, 1, 0)}
+		case "year":
+			s := yearStart.AddDate(-back, 0, 0)
+			return Span{From: s, To: s.AddDate(1, 0, 0)}
+		}
+		return Span{}
+	}
+	switch t := w(0); {
+	case t == "today" || t == "tonight":
+		return days(today, 1), 1
+	case t == "yesterday":
+		return days(today.AddDate(0, 0, -1), 1), 1
+	case t == "the" && w(1) == "day" && w(2) == "before" && w(3) == "yesterday":
+		return days(today.AddDate(0, 0, -2), 1), 4
+	case t == "this" && (w(1) == "morning" || w(1) == "afternoon" || w(1) == "evening"):
+		return days(today, 1), 2
+	case t == "last" && w(1) == "night":
+		return days(today.AddDate(0, 0, -1), 2), 2
+	case (t == "last" || t == "previous" || t == "this") && (isUnit(w(1)) && !strings.HasSuffix(w(1), "s") || w(1) == "weekend"):
+		back := 1
+		if t == "this" {
+			back = 0
+		}
+		return unitSpan(w(1), back), 2
+	case (t == "last" || t == "past" || t == "previous") && isWeekday(w(1)):
+		return lastWeekday(today, weekdays[w(1)]), 2
+	case isWeekday(t) && i > 0 && toks[i-1].w == "on":
+		return lastWeekday(today, weekdays[t]), 1
+	case (t == "the" && (w(1) == "past" || w(1) == "last")) || t == "past" || t == "last":
+		// "the past 10 days", "last 3 weeks", "the past week"
+		j := 1
+		if t == "the" {
+			j = 2
+		}
+		n, k := count(toks, i+j)
+		if k > 0 && isUnit(w(j+k)) {
+			return Span{From: day(back(now, w(j+k), n)), To: today.AddDate(0, 0, 1)}, j + k + 1
+		}
+		if t == "the" && isUnit(w(2)) && !strings.HasSuffix(w(2), "s") {
+			return Span{From: day(back(now, w(2), 1)), To: today.AddDate(0, 0, 1)}, 3
+		}
+	}
+	// "3 weeks ago", "a few days ago", "a month ago"
+	if n, k := count(toks, i); k > 0 && isUnit(w(k)) && w(k+1) == "ago" {
+		at := back(now, w(k), n)
+		half := (now.Sub(back(now, w(k), 1)) / 2)
+		if k > 1 || w(0) == "several" || w(0) == "few" { // "a few", "a couple of": vaguer
+			half *= 2
+		}
+		return Span{From: day(at.Add(-half)), To: day(at.Add(half)).AddDate(0, 0, 1)}, k + 2
+	}
+	// written dates: 2023-05-08, 08.05.2023
+	if d, ok := writtenDate(w(0), loc); ok {
+		return days(d, 1), 1
+	}
+	// "8 May 2023", "8th of May", "May 8, 2023", "May 2023", "May"
+	if d, ok := dayNumber(w(0)); ok {
+		j := 1
+		if w(1) == "of" {
+			j = 2
+		}
+		if m, ok := months[w(j)]; ok {
+			y, n := year(w(j + 1))
+			t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+			if n == 0 {
+				t = latest(time.Date(now.Year(), m, d, 0, 0, 0, 0, loc), today)
+			}
+			return days(t, 1), j + 1 + n
+		}
+	}
+	if m, ok := months[w(0)]; ok && (len(w(0)) > 3 || w(0) == "may") {
+		if w(0) == "may" && !(i > 0 && isTimePreposition(toks[i-1].w) || i > 0 && boundWord(toks, i-1) != "") {
+			if _, ok := dayNumber(w(1)); !ok {
+				if _, n := year(w(1)); n == 0 {
+					return Span{}, 0 // the verb "may"
+				}
+			}
+		}
+		if d, ok := dayNumber(w(1)); ok {
+			y, n := year(w(2))
+			t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+			if n == 0 {
+				t = latest(time.Date(now.Year(), m, d, 0, 0, 0, 0, loc), today)
+			}
+			return days(t, 1), 2 + n
+		}
+		y, n := year(w(1))
+		t := time.Date(y, m, 1, 0, 0, 0, 0, loc)
+		if n == 0 {
+			t = latest(time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), monthStart)
+		}
+		return Span{From: t, To: t.AddDate(0, 1, 0)}, 1 + n
+	}
+	// "in 2022": a year needs a preposition or bound before it, or it may be a number
+	if y, n := year(w(0)); n == 1 && i > 0 && (isTimePreposition(toks[i-1].w) || boundWord(toks, i-1) != "" || toks[i-1].w == "of") {
+		t := time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+		return Span{From: t, To: t.AddDate(1, 0, 0)}, 1
+	}
+	return Span{}, 0
+}
+
+// lastWeekday is the latest day before today that falls on wd (a week ago on the same
+// weekday).
+func lastWeekday(today time.Time, wd time.Weekday) Span {
+	back := (int(today.Weekday()) - int(wd) + 7) % 7
+	if back == 0 {
+		back = 7
+	}
+	d := today.AddDate(0, 0, -back)
+	return Span{From: d, To: d.AddDate(0, 0, 1)}
+}
+
+// latest returns t, or t a year earlier when t is after limit: "in December" asked in
+// March is last December.
+func latest(t, limit time.Time) time.Time {
+	if t.After(limit) {
+		return t.AddDate(-1, 0, 0)
+	}
+	return t
+}
+
+// back returns now less n units (n may be fractional: "a couple of" is 2, "a few" 3).
+func back(now time.Time, unit string, n float64) time.Time {
+	whole := int(n)
+	frac := n - float64(whole)
+	switch strings.TrimSuffix(unit, "s") {
+	case "day":
+		return now.Add(-time.Duration(n * float64(24*time.Hour)))
+	case "week":
+		return now.Add(-time.Duration(n * float64(7*24*time.Hour)))
+	case "month":
+		return now.AddDate(0, -whole, 0).Add(-time.Duration(frac * float64(30*24*time.Hour)))
+	case "year":
+		return now.AddDate(-whole, 0, 0).Add(-time.Duration(frac * float64(365*24*time.Hour)))
+	}
+	return now
+}
+
+var numberWords = map[string]float64{
+	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "several": 3, "few": 3,
+}
+
+// count reads a count at toks[i] ("3", "three", "a", "a few", "a couple of") and the
+// tokens it takes.
+func count(toks []timeToken, i int) (float64, int) {
+	if i >= len(toks) {
+		return 0, 0
+	}
+	w := toks[i].w
+	if w == "a" && i+1 < len(toks) {
+		switch toks[i+1].w {
+		case "few":
+			return 3, 2
+		case "couple":
+			if i+2 < len(toks) && toks[i+2].w == "of" {
+				return 2, 3
+			}
+			return 2, 2
+		}
+	}
+	if n, ok := numberWords[w]; ok {
+		return n, 1
+	}
+	if n, err := strconv.Atoi(w); err == nil && n > 0 && n < 1000 {
+		return float64(n), 1
+	}
+	return 0, 0
+}
+
+// dayNumber reads a day of the month: "8", "08", "8th", "1st", "22nd", "3rd".
+func dayNumber(w string) (int, bool) {
+	for _, suf := range []string{"st", "nd", "rd", "th"} {
+		w = strings.TrimSuffix(w, suf)
+	}
+	d, err := strconv.Atoi(w)
+	return d, err == nil && d >= 1 && d <= 31
+}
+
+// year reads a year at w: the year and 1, or 0 tokens.
+func year(w string) (int, int) {
+	y, err := strconv.Atoi(w)
+	if err != nil || len(w) != 4 || y < 1900 || y > 2100 {
+		return 0, 0
+	}
+	return y, 1
+}
+
+// writtenDate reads 2023-05-08, 2023/05/08 or 08.05.2023.
+func writtenDate(w string, loc *time.Location) (time.Time, bool) {
+	for _, layout := range []string{"2006-01-02", "2006/01/02", "02.01.2006", "2.1.2006"} {
+		if t, err := time.ParseInLocation(layout, w, loc); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// SaidAt says when a message was said, for a model or a person reading results: the
+// weekday, date and time in loc, and how long before now that was ("Tue 7 May 2024 18:30,
+// 8 days ago"). A time after now has no age.
+func SaidAt(t, now time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	t, now = t.In(loc), now.In(loc)
+	s := t.Format("Mon 2 Jan 2006 15:04")
+	if age := Age(t, now); age != "" {
+		s += ", " + age
+	}
+	return s
+}
+
+// Age says how long before now t was, in the largest fitting unit: "just now", "5 minutes
+// ago", "3 hours ago", "yesterday", "4 days ago", "2 weeks ago", "5 months ago", "2 years
+// ago"; days count calendar days in now's location. A time after now has no age ("").
+func Age(t, now time.Time) string {
+	d := now.Sub(t)
+	if d < 0 {
+		return ""
+	}
+	plural := func(n int, unit string) string {
+		if n == 1 {
+			return "1 " + unit + " ago"
+		}
+		return strconv.Itoa(n) + " " + unit + "s ago"
+	}
+	t = t.In(now.Location())
+	days := int(time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location()).
+		Sub(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, now.Location())).Hours()+12) / 24
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute")
+	case days == 0:
+		return plural(int(d/time.Hour), "hour")
+	case days == 1:
+		return "yesterday"
+	case days < 14:
+		return plural(days, "day")
+	case days < 60:
+		return plural(days/7, "week")
+	}
+	months := (now.Year()-t.Year())*12 + int(now.Month()) - int(t.Month())
+	if now.Day() < t.Day() {
+		months--
+	}
+	if months < 24 {
+		return plural(max(months, 2), "month")
+	}
+	return plural(months/12, "year")
+}

@@ -1,0 +1,77 @@
+package memory
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseTime(t *testing.T) {
+	kyiv, err := time.LoadLocation("Europe/Kyiv")
+	if err != nil {
+		t.Skip(err)
+	}
+	// Wednesday 15 May 2024, 10:30 in Kyiv
+	now := time.Date(2024, 5, 15, 10, 30, 0, 0, kyiv)
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, kyiv) }
+	for _, c := range []struct {
+		query      string
+		from, to   time.Time
+		text       string
+		when, rcnt bool
+	}{
+		{query: "what did we cook yesterday", from: day(2024, 5, 14), to: day(2024, 5, 15), text: "what did we cook"},
+		{query: "what did we cook today?", from: day(2024, 5, 15), to: day(2024, 5, 16), text: "what did we cook ?"},
+		{query: "the film we saw last week", from: day(2024, 5, 6), to: day(2024, 5, 13), text: "the film we saw"},
+		{query: "plans this week", from: day(2024, 5, 13), to: day(2024, 5, 20), text: "plans"},
+		{query: "what did Ann say last month", from: day(2024, 4, 1), to: day(2024, 5, 1), text: "what did Ann say"},
+		{query: "trips last year", from: day(2023, 1, 1), to: day(2024, 1, 1), text: "trips"},
+		{query: "what happened last weekend", from: day(2024, 5, 11), to: day(2024, 5, 13), text: "what happened"},
+		{query: "the hike last Sunday", from: day(2024, 5, 12), to: day(2024, 5, 13), text: "the hike"},
+		{query: "the call on Wednesday", from: day(2024, 5, 8), to: day(2024, 5, 9), text: "the call"},
+		{query: "books I read in March", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "books I read march"},
+		{query: "books I read in December", from: day(2023, 12, 1), to: day(2024, 1, 1), text: "books I read december"},
+		{query: "Did Andrew have a dog during March 2023?", from: day(2023, 3, 1), to: day(2023, 4, 1), text: "Did Andrew have a dog march 2023 ?"},
+		{query: "what did I buy on 8 May", from: day(2024, 5, 8), to: day(2024, 5, 9), text: "what did I buy may"},
+		{query: "the party on May 20th, 2023", from: day(2023, 5, 20), to: day(2023, 5, 21), text: "the party may 2023"},
+		{query: "meeting 2023-11-02 notes", from: day(2023, 11, 2), to: day(2023, 11, 3), text: "meeting notes"},
+		{query: "where did we go in 2022", from: day(2022, 1, 1), to: day(2023, 1, 1), text: "where did we go 2022"},
+		{query: "what I said 3 weeks ago", from: day(2024, 4, 20), to: day(2024, 4, 28), text: "what I said"},
+		{query: "the dentist a couple of days ago", from: day(2024, 5, 12), to: day(2024, 5, 15), text: "the dentist"},
+		{query: "runs over the past 10 days", from: day(2024, 5, 5), to: day(2024, 5, 16), text: "runs"},
+		{query: "jobs before 2020", to: day(2020, 1, 1), text: "jobs"},
+		{query: "pets as of December 2023", to: day(2024, 1, 1), text: "pets"},
+		{query: "what changed since March", from: day(2024, 3, 1), text: "what changed"},
+		{query: "what changed after April 2024", from: day(2024, 5, 1), text: "what changed"},
+		{query: "news between March and April", from: day(2024, 3, 1), to: day(2024, 5, 1), text: "news"},
+		{query: "When did Caroline go to the support group?", text: "When did Caroline go to the support group?", when: true},
+		{query: "How many days passed between the trip and the wedding?", text: "How many days passed between the trip and the wedding?", when: true},
+		{query: "Which year did Audrey adopt her dogs?", text: "Which year did Audrey adopt her dogs?", when: true},
+		{query: "What is my current job?", text: "What is my current job?", rcnt: true},
+		{query: "Who may come to the party by car", text: "Who may come to the party by car"},
+		{query: "a book by Dr. Seuss", text: "a book by Dr. Seuss"},
+		{query: "2023 was a good year", text: "2023 was a good year"},
+	} {
+		got := ParseTime(c.query, now)
+		if !got.Span.From.Equal(c.from) || !got.Span.To.Equal(c.to) || got.Text != c.text || got.When != c.when || got.Recent != c.rcnt {
+			t.Errorf("ParseTime(%q) = %s – %s %q when %v recent %v, want %s – %s %q when %v recent %v", c.query,
+				got.Span.From.Format(time.DateOnly), got.Span.To.Format(time.DateOnly), got.Text, got.When, got.Recent,
+				c.from.Format(time.DateOnly), c.to.Format(time.DateOnly), c.text, c.when, c.rcnt)
+		}
+	}
+}
+
+func TestDated(t *testing.T) {
+	for text, want := range map[string]bool{
+		"I started a new job as a Financial Analyst last week":         true,
+		"Last Sunday was awesome - we took a rock climbing class":      true,
+		"We adopted another puppy called Pixie. She's SO cute!":        false,
+		"I've had them for 3 years! Their names are Pepper and Panda.": false,
+		"we moved here in 2019":                                        true,
+		"going camping this weekend":                                   true,
+		"See you on Saturday":                                          true,
+	} {
+		if got := Dated(text); got != want {
+			t.Errorf("Dated(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
