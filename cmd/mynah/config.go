@@ -103,6 +103,9 @@ type agentConfig struct {
 	ProviderNotes string
 	Location      *time.Location
 	Policy        access.Policy // Access resolved, with the environment's overrides
+	// Count is the agent's token counter, set by the command that runs the agent (see
+	// agentCount); nil counts with the plain estimate.
+	Count func(string) int
 }
 
 // modelRef is one model of an agent's model key, resolved.

@@ -28,6 +28,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
+	"github.com/mynah-ai/mynah/internal/tokens"
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
@@ -104,7 +105,8 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer db.Close() // the store closes last, after every part below has stopped
 	hc, m := httpClient(), metrics.New()
 	senses := media.New(db, log, nil) // every agent's media, described once per instance
-	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run}
+	cals := tokens.NewCalibrations(db, log)
+	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run, cals.Run}
 	var procs []*agentProcess
 	if cfg.Metrics.Listen != "" {
 		run, err := metricsServer(cfg.Metrics.Listen, m, readiness(db, &procs), log)
@@ -114,7 +116,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 		work = append(work, run)
 	}
 	for _, a := range cfg.Agents {
-		p, err := startAgent(ctx, cfg, a, db, senses, hc, log, m, opts)
+		p, err := startAgent(ctx, cfg, a, db, senses, cals, hc, log, m, opts)
 		if err != nil {
 			return err
 		}
@@ -179,7 +181,7 @@ func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, 
 
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
 // pipeline.
-func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, cals *tokens.Calibrations, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
 	token := string(a.TelegramToken)
 	if t, ok := opts.Tokens[a.Name]; ok {
 		token = t
@@ -201,6 +203,12 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
+	if a.Tokens != "exact" {
+		for i := range models {
+			models[i].Observe = observeTokens(cals.Get(ctx, a.Name, models[i].Name))
+		}
+	}
+	a.Count = agentCount(ctx, a, cals)
 	model := models[0].Model
 	mem, err := agentMemory(cfg, a, db, model, true, hc, log)
 	if err != nil {

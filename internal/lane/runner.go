@@ -46,6 +46,9 @@ type Model struct {
 	Model llm.Model
 	Name  string // provider/model, recorded with usage and reported to Metrics
 	ID    string // the provider's model name sent in requests
+	// Observe, if set, is told each request the model answered and the prompt tokens its
+	// provider reported for it (tokens.Calibration learns from them).
+	Observe func(req llm.Request, inputTokens int)
 }
 
 // Agent is the lanes' view of one configured agent.

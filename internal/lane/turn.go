@@ -167,6 +167,9 @@ func (r *Runner) call(ctx context.Context, req llm.Request, t *mynah.Turn) (*llm
 		if err == nil {
 			u.InputTokens, u.OutputTokens, u.CachedTokens = resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CachedTokens
 			r.opts.Metrics.ModelCall(nil, u, time.Since(started))
+			if m.Observe != nil {
+				m.Observe(req, u.InputTokens)
+			}
 			return resp, u, nil
 		}
 		r.opts.Metrics.ModelCall(err, u, time.Since(started))
