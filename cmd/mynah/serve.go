@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
 	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/lane"
@@ -269,7 +268,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 			Reset: cmp.Or(a.ResetText, "Started a new conversation. I keep our earlier messages stored, but I won't look at them from now on."),
 		},
 	}, db, ingest.Options{
-		Queued:  func(_ mynah.ChatID) { rt.Wake() },
+		Queued:  rt.Queued,
 		Policy:  a.Policy,
 		State:   db,
 		Started: time.Now(),

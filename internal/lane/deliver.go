@@ -159,7 +159,7 @@ func (r *Runner) endWait(partID int64) {
 
 // dropBlocked marks the chat blocked and gives up its pending parts: sending to a user who
 // blocked the bot can never succeed.
-func (r *Runner) dropBlocked(ctx context.Context, parts []mynah.OutPart) {
+func (r *Runner) dropBlocked(ctx context.Context, parts []mynah.OutPart, res *laneResult) {
 	if len(parts) == 0 {
 		return
 	}
@@ -168,6 +168,6 @@ func (r *Runner) dropBlocked(ctx context.Context, parts []mynah.OutPart) {
 		r.log.Error("marking chat blocked", "err", err)
 	}
 	for _, p := range parts {
-		r.giveUp(ctx, p, "bot was blocked by the user")
+		r.giveUp(ctx, p, "bot was blocked by the user", res)
 	}
 }

@@ -1,6 +1,8 @@
 // Package lane runs an agent's queued work: per-chat lanes that answer turns with the
 // model and deliver the replies through the outbox, one turn at a time per chat, several
-// chats in parallel. All work is read from the store, so a restart resumes it.
+// chats in parallel. All work is in the store, so a restart resumes it; the runner reads
+// it once at start and keeps its queue in memory, told of new turns as they are queued
+// (Queued), so no event costs a scan of the store.
 package lane
 
 import (
@@ -140,6 +142,10 @@ type Runner struct {
 	log   *slog.Logger
 	wake  chan struct{}
 
+	newMu  sync.Mutex
+	news   []mynah.Turn // turns Queued and not yet taken into Run's queue
+	rescan bool         // Wake or a turn without an id: read the queue from the store
+
 	waitsMu sync.Mutex
 	waits   map[int64]time.Time // wait parts under way: when each ends
 
@@ -207,10 +213,42 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	}
 }
 
-// Wake tells the runner that new work was queued. It never blocks.
+// Wake tells the runner that work was queued that it was not told of, so it reads its
+// queue from the store again. It never blocks.
 func (r *Runner) Wake() {
+	r.newMu.Lock()
+	r.rescan = true
+	r.newMu.Unlock()
+	r.signal()
+}
+
+// Queued tells the runner of a turn queued for it, as the store returned it (see
+// mynah.Intake.Turn): the runner takes it into its queue without reading the store. A
+// turn without an ID makes it read the store instead. It never blocks.
+func (r *Runner) Queued(t mynah.Turn) {
+	r.newMu.Lock()
+	if t.ID == 0 {
+		r.rescan = true
+	} else {
+		r.news = append(r.news, t)
+	}
+	r.newMu.Unlock()
+	r.signal()
+}
+
+func (r *Runner) signal() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
+}
+
+// takeNews returns the turns Queued since the last call and whether the store must be
+// read again.
+func (r *Runner) takeNews() ([]mynah.Turn, bool) {
+	r.newMu.Lock()
+	defer r.newMu.Unlock()
+	news, rescan := r.news, r.rescan
+	r.news, r.rescan = nil, false
+	return news, rescan
 }
