@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,12 +30,15 @@ type loadRun struct {
 	// Accept, when positive, is how many requests the fake provider serves at once: it
 	// answers 429 to any beyond, as a provider at its rate limit does.
 	Accept int
+	// Debounce, when not negative, replaces the debounce init writes (300ms).
+	Debounce time.Duration
 	// Bin is the mynah binary to measure; empty is this executable.
 	Bin string
 	// Env is added to the serving process's environment (GOGC=…, MYNAH_…).
 	Env []string
-	// CPUProfile, when set, is where serve writes its CPU profile.
-	CPUProfile string
+	// CPUProfile and MemProfile, when set, are where serve writes its CPU profile and,
+	// at exit, its heap profile.
+	CPUProfile, MemProfile string
 	// Settle is the pause after start-up before the idle figures are read.
 	Settle time.Duration
 }
@@ -57,7 +62,7 @@ func (r loadResult) cpuPerMessage() time.Duration { return r.CPU / time.Duration
 func (r loadResult) throughput() float64          { return float64(r.Messages) / r.Elapsed.Seconds() }
 
 func benchLoadCommand() *cobra.Command {
-	o := loadRun{Chats: 100, Messages: 10, Settle: time.Second}
+	o := loadRun{Chats: 100, Messages: 10, Settle: time.Second, Debounce: -1}
 	runs := 3
 	cmd := &cobra.Command{
 		Use:   "load",
@@ -96,8 +101,10 @@ several runs it prints min / median / max.
 	f.IntVar(&o.Messages, "messages", o.Messages, "messages per chat")
 	f.DurationVar(&o.Delay, "delay", 0, "how long the fake model takes per answer")
 	f.IntVar(&o.Accept, "accept", 0, "calls the fake provider serves at once, answering 429 beyond (0: any)")
+	f.DurationVar(&o.Debounce, "debounce", -1, "the agents' debounce instead of the one init writes")
 	f.IntVar(&runs, "runs", runs, "runs, each with a fresh process and database")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write serve's CPU profile of the last run to this file")
+	f.StringVar(&o.MemProfile, "memprofile", "", "write serve's heap profile at the end of the last run to this file")
 	return cmd
 }
 
@@ -106,6 +113,9 @@ func writeLoad(w io.Writer, o loadRun, rs []loadResult) error {
 	fmt.Fprintf(w, "mynah bench load: %d chats × %d messages, model delay %v", o.Chats, o.Messages, o.Delay)
 	if o.Accept > 0 {
 		fmt.Fprintf(w, ", provider serves %d at once", o.Accept)
+	}
+	if o.Debounce >= 0 {
+		fmt.Fprintf(w, ", debounce %v", o.Debounce)
 	}
 	fmt.Fprintf(w, ", %d run(s); replies in order\n\n", len(rs))
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
@@ -172,6 +182,11 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 	if err := writeConfig(dir, initData{Name: "Mynah", Model: "openai/gpt-4o-mini"}); err != nil {
 		return loadResult{}, err
 	}
+	if o.Debounce >= 0 {
+		if err := setDebounce(filepath.Join(dir, "mynah.yaml"), o.Debounce); err != nil {
+			return loadResult{}, err
+		}
+	}
 
 	emu := telegramtest.New(telegramtest.Options{BotUser: telegramtest.BotUser{ID: 7000001, FirstName: "Mynah", Username: "mynah_bot"}})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -191,6 +206,9 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 	args := []string{"serve", "--config", dir}
 	if o.CPUProfile != "" {
 		args = append(args, "--cpuprofile", o.CPUProfile)
+	}
+	if o.MemProfile != "" {
+		args = append(args, "--memprofile", o.MemProfile)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Args[0] = "mynah" // what a test binary standing in for mynah answers to
@@ -250,6 +268,19 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 		return fail(fmt.Errorf("the emulator saw requests outside the Bot API spec: %v", v[:min(len(v), 5)]))
 	}
 	return res, nil
+}
+
+// setDebounce rewrites the defaults' debounce of the mynah.yaml at path.
+func setDebounce(path string, d time.Duration) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	re := regexp.MustCompile(`(?m)^  debounce: .*$`)
+	if !re.Match(data) {
+		return fmt.Errorf("%s: no debounce setting to replace", path)
+	}
+	return os.WriteFile(path, re.ReplaceAll(data, []byte("  debounce: "+d.String())), 0o644)
 }
 
 // loadEnv is this process's environment without what would point serve elsewhere

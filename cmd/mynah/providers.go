@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mynah-ai/mynah/internal/lane"
@@ -220,7 +221,7 @@ func newEmbedder(p providerConfig, hc *http.Client) (llm.Embedder, error) {
 // agentModels are a's models in order, each wrapped for serving: deadlines on every call
 // (timeouts), then retries of transient failures. The first answers; each next one takes
 // over when the one before fails past its retries.
-func agentModels(a agentConfig, log *slog.Logger) ([]lane.Model, error) {
+func agentModels(a agentConfig, limits *providerLimits, log *slog.Logger) ([]lane.Model, error) {
 	t := a.Timeouts
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 32
@@ -233,7 +234,44 @@ func agentModels(a agentConfig, log *slog.Logger) ([]lane.Model, error) {
 			return nil, fmt.Errorf("model %s: %w", r.Name, err)
 		}
 		m = llm.WithDeadlines(m, llm.Deadlines{FirstToken: time.Duration(t.FirstToken), Total: time.Duration(t.Total)})
+		if limits != nil {
+			m = llm.WithLimit(m, limits.of(r.Provider))
+		}
 		models = append(models, lane.Model{Model: llm.WithRetry(m, llm.RetryPolicy{Logger: log.With("agent", a.Name, "model", r.Name)}), Name: r.Name, ID: r.ID})
 	}
 	return models, nil
+}
+
+// Model calls in flight to a provider start at limitStart and grow up to limitCeiling,
+// or to parallel_turns when it is set, as the provider accepts them (llm.Limiter).
+const (
+	limitStart   = 32
+	limitCeiling = 256
+)
+
+// providerLimits are the call limiters of a process's providers, one per provider (by
+// kind, base URL and key: agents sharing an account share its limit).
+type providerLimits struct {
+	ceiling int
+	mu      sync.Mutex
+	all     map[providerConfig]*llm.Limiter
+}
+
+func newProviderLimits(parallel int) *providerLimits {
+	ceiling := limitCeiling
+	if parallel > 0 {
+		ceiling = parallel
+	}
+	return &providerLimits{ceiling: ceiling, all: map[providerConfig]*llm.Limiter{}}
+}
+
+func (p *providerLimits) of(c providerConfig) *llm.Limiter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.all[c]
+	if l == nil {
+		l = llm.NewLimiter(min(limitStart, p.ceiling), p.ceiling)
+		p.all[c] = l
+	}
+	return l
 }

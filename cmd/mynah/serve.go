@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ import (
 )
 
 func serveCommand() *cobra.Command {
-	var dir, cpuProfile string
+	var dir, cpuProfile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run every agent of the configuration on Telegram",
@@ -63,13 +64,31 @@ database. One serve runs per data dir. mynah doctor checks all of that first.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
-			return serve(cmd.Context(), cfg, serveOptions{Log: log, DBFile: "mynah.db"})
+			err = serve(cmd.Context(), cfg, serveOptions{Log: log, DBFile: "mynah.db"})
+			if memProfile != "" {
+				if perr := writeHeapProfile(memProfile); perr != nil {
+					log.Error("writing the heap profile", "err", perr)
+				}
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file until exit")
 	_ = cmd.Flags().MarkHidden("cpuprofile")
+	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile to this file at exit")
+	_ = cmd.Flags().MarkHidden("memprofile")
 	return cmd
+}
+
+// writeHeapProfile writes the live heap, after a collection, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	return errors.Join(pprof.WriteHeapProfile(f), f.Close())
 }
 
 // serveOptions adapt serve to its callers (serve and play).
@@ -104,7 +123,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer db.Close() // the store closes last, after every part below has stopped
 	hc, m := httpClient(), metrics.New()
 	senses := media.New(db, log, nil) // every agent's media, described once per instance
-	cals := tokens.NewCalibrations(db, log)
+	cals, calls := tokens.NewCalibrations(db, log), newProviderLimits(cfg.Parallel)
 	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run, cals.Run}
 	var procs []*agentProcess
 	if cfg.Metrics.Listen != "" {
@@ -115,7 +134,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 		work = append(work, run)
 	}
 	for _, a := range cfg.Agents {
-		p, err := startAgent(ctx, cfg, a, db, senses, cals, hc, log, m, opts)
+		p, err := startAgent(ctx, cfg, a, db, senses, cals, calls, hc, log, m, opts)
 		if err != nil {
 			return err
 		}
@@ -180,7 +199,7 @@ func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, 
 
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
 // pipeline.
-func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, cals *tokens.Calibrations, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, cals *tokens.Calibrations, calls *providerLimits, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
 	token := string(a.TelegramToken)
 	if t, ok := opts.Tokens[a.Name]; ok {
 		token = t
@@ -198,7 +217,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
 		}
 	}
-	models, err := agentModels(a, log)
+	models, err := agentModels(a, calls, log)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}

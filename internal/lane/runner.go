@@ -97,7 +97,10 @@ type Agent struct {
 
 // Options tune a Runner. Zero values are usable.
 type Options struct {
-	Parallel int                           // lanes running at once; default 8
+	// Parallel bounds the lanes running at once; default 256. Model calls are best bounded
+	// where they are made, by what the provider accepts (llm.WithLimit): a lane waiting
+	// for one costs a goroutine.
+	Parallel int
 	Format   func(md string) []mynah.Piece // Markdown → sendable pieces; default sends plain text
 	Grace    time.Duration                 // how long shutdown waits for running turns; default 10s
 	// Poll is how often the queue is scanned for work nobody woke the runner for (turns
@@ -154,12 +157,13 @@ type Runner struct {
 	dueAsked time.Time // when the store was last asked
 
 	unfinished unfinished // turns tried and not finished yet (retry.go)
+	tools      []llm.Tool // the plan tools and the agent's, offered in every request
 }
 
 // New returns a Runner; it does no I/O. agent needs a model (Models, or Model).
 func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	if opts.Parallel <= 0 {
-		opts.Parallel = 8
+		opts.Parallel = 256
 	}
 	if opts.Format == nil {
 		opts.Format = func(md string) []mynah.Piece { return []mynah.Piece{{Plain: md}} }
@@ -210,6 +214,7 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 		waits: map[int64]time.Time{},
 
 		unfinished: unfinished{turns: map[int64]*unfinishedTurn{}},
+		tools:      append(PlanTools(agent.StickerSets), agent.Tools.Specs()...),
 	}
 }
 

@@ -292,7 +292,7 @@ func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, prompt
 	}
 	req.MaxTokens = r.agent.ReplyTokens
 	req.CacheSystem = true
-	req.Tools = append(PlanTools(r.agent.StickerSets), r.agent.Tools.Specs()...)
+	req.Tools = r.tools // shared, read-only: the same for every turn
 	return req, comp, nil
 }
 
