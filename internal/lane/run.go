@@ -178,7 +178,7 @@ func (r *Runner) take(q *queue, news []mynah.Turn) {
 }
 
 // dispatch starts a lane for every chat of q with work that has none running, up to the
-// parallel limit. It returns the earliest retry time among chats that are waiting (zero
+// limits of lanes running and working (Options.Parallel, Options.Working). It returns the earliest retry time among chats that are waiting (zero
 // if none) and whether nothing at all is pending. Draining, only parts are delivered.
 func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]bool, notBefore map[laneKey]time.Time, held map[laneKey]int64, done chan<- laneResult, draining bool) (time.Time, bool) {
 	var next time.Time
@@ -205,7 +205,7 @@ func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]bool
 			delete(notBefore, c)
 			delete(held, c)
 		}
-		if len(active) >= r.opts.Parallel {
+		if len(active) >= r.opts.Parallel || len(active)-int(r.waitingModel.Load()) >= r.opts.Working {
 			break
 		}
 		active[c] = true

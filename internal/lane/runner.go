@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -98,9 +99,13 @@ type Agent struct {
 // Options tune a Runner. Zero values are usable.
 type Options struct {
 	// Parallel bounds the lanes running at once; default 256. Model calls are best bounded
-	// where they are made, by what the provider accepts (llm.WithLimit): a lane waiting
-	// for one costs a goroutine.
+	// where they are made, by what the provider accepts (llm.WithLimit).
 	Parallel int
+	// Working bounds the lanes running at once that are not waiting for a model's answer
+	// — building prompts, storing, sending — default 16. Their work is the CPU's and the
+	// store's, which more lanes would not speed up but make hold more memory; lanes
+	// waiting for a model do not count, so a slow model never keeps other chats waiting.
+	Working int
 	Format   func(md string) []mynah.Piece // Markdown → sendable pieces; default sends plain text
 	Grace    time.Duration                 // how long shutdown waits for running turns; default 10s
 	// Poll is how often the queue is scanned for work nobody woke the runner for (turns
@@ -158,12 +163,17 @@ type Runner struct {
 
 	unfinished unfinished // turns tried and not finished yet (retry.go)
 	tools      []llm.Tool // the plan tools and the agent's, offered in every request
+
+	waitingModel atomic.Int32 // lanes waiting for a model's answer
 }
 
 // New returns a Runner; it does no I/O. agent needs a model (Models, or Model).
 func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	if opts.Parallel <= 0 {
 		opts.Parallel = 256
+	}
+	if opts.Working <= 0 {
+		opts.Working = 16
 	}
 	if opts.Format == nil {
 		opts.Format = func(md string) []mynah.Piece { return []mynah.Piece{{Plain: md}} }

@@ -120,7 +120,10 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn, o *mynah.TurnOutcome
 	defer stopTyping()
 	var total mynah.Usage
 	for round := 1; ; round++ {
+		r.waitingModel.Add(1)
+		r.signal() // a lane waiting for the model frees a place for another (see dispatch)
 		resp, u, err := r.call(ctx, req, t)
+		r.waitingModel.Add(-1)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
