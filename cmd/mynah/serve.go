@@ -53,6 +53,9 @@ database. One serve runs per data dir. mynah doctor checks all of that first.`,
 				return err
 			}
 			log := newLogger(cfg.Log, os.Stderr)
+			if memProfile != "" {
+				runtime.MemProfileRate = 512 << 10 // the runtime's default, which main turns off
+			}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {
