@@ -92,32 +92,39 @@ func agentCount(ctx context.Context, a agentConfig, cals *tokens.Calibrations) f
 }
 
 // observeTokens returns the hook that teaches cal from each answered call: the texts of
-// the request and the prompt tokens the provider reported. A request with images or audio
-// teaches nothing, its media costing tokens that no text shows.
+// the request and the prompt tokens the provider reported.
 func observeTokens(cal *tokens.Calibration) func(req llm.Request, reported int) {
 	return func(req llm.Request, reported int) {
-		var p tokens.Prompt
-		if req.System != "" || req.Context != "" {
-			p.Messages++
-			cal.Add(&p, req.System)
-			cal.Add(&p, req.Context)
+		if p, ok := measurePrompt(cal, req); ok {
+			cal.Observe(p, reported)
 		}
-		for _, t := range req.Turns {
-			p.Messages++
-			for _, part := range t.Parts {
-				switch {
-				case part.Image != nil, part.Audio != nil:
-					return
-				case part.ToolCall != nil:
-					cal.Add(&p, part.ToolCall.Name)
-					cal.Add(&p, string(part.ToolCall.Arguments))
-				case part.ToolResult != nil:
-					cal.Add(&p, part.ToolResult.Content)
-				default:
-					cal.Add(&p, part.Text)
-				}
+	}
+}
+
+// measurePrompt measures req for cal: its texts and messages. A request with images or
+// audio cannot be measured (false): its media cost tokens that no text shows.
+func measurePrompt(cal *tokens.Calibration, req llm.Request) (tokens.Prompt, bool) {
+	var p tokens.Prompt
+	if req.System != "" || req.Context != "" {
+		p.Messages++
+		cal.Add(&p, req.System)
+		cal.Add(&p, req.Context)
+	}
+	for _, t := range req.Turns {
+		p.Messages++
+		for _, part := range t.Parts {
+			switch {
+			case part.Image != nil, part.Audio != nil:
+				return p, false
+			case part.ToolCall != nil:
+				cal.Add(&p, part.ToolCall.Name)
+				cal.Add(&p, string(part.ToolCall.Arguments))
+			case part.ToolResult != nil:
+				cal.Add(&p, part.ToolResult.Content)
+			default:
+				cal.Add(&p, part.Text)
 			}
 		}
-		cal.Observe(p, reported)
 	}
+	return p, true
 }
