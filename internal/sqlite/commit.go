@@ -37,8 +37,12 @@ type committer struct {
 	db     *DB
 	queue  chan *write
 	closed chan struct{}
-	once   sync.Once
-	wg     sync.WaitGroup
+	// sending is held (read) while a writer enqueues, and (write) while stop closes, so
+	// that nothing is queued once the committer may have stopped answering.
+	sending sync.RWMutex
+	stopped bool
+	once    sync.Once
+	wg      sync.WaitGroup
 }
 
 func (c *committer) start() {
@@ -50,8 +54,28 @@ func (c *committer) start() {
 // stop ends the committer after the batch under way; writers still queued get
 // errClosed.
 func (c *committer) stop() {
-	c.once.Do(func() { close(c.closed) })
+	c.once.Do(func() {
+		c.sending.Lock()
+		c.stopped = true
+		close(c.closed)
+		c.sending.Unlock()
+	})
 	c.wg.Wait()
+}
+
+// enqueue queues w unless the committer stopped or ctx is done.
+func (c *committer) enqueue(ctx context.Context, w *write) error {
+	c.sending.RLock()
+	defer c.sending.RUnlock()
+	if c.stopped {
+		return errClosed
+	}
+	select {
+	case c.queue <- w:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 var errClosed = errors.New("sqlite: database is closed")
@@ -60,20 +84,12 @@ var errClosed = errors.New("sqlite: database is closed")
 // and returns once it is committed, or fn's error (its writes undone), or the commit's.
 func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
 	w := &write{ctx: ctx, fn: fn, done: make(chan error, 1)}
-	select {
-	case db.commits.queue <- w:
-	case <-db.commits.closed:
-		return errClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-w.done:
+	if err := db.commits.enqueue(ctx, w); err != nil {
 		return err
-	case <-db.commits.closed:
-		// The committer finishes the batch under way before it stops: wait for the answer.
-		return <-w.done
 	}
+	// Every queued writer is answered, also when the committer stops: the batch under way
+	// is finished, those still queued are told errClosed.
+	return <-w.done
 }
 
 func (c *committer) run() {
