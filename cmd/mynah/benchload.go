@@ -45,17 +45,18 @@ type loadRun struct {
 
 // loadResult is what one load run measured of the serving process, from /proc.
 type loadResult struct {
-	Messages  int
-	Start     time.Duration // process start to its first getUpdates
-	CPU       time.Duration // user+system CPU of the process during the load
-	Elapsed   time.Duration // first message sent to last reply received
-	P50, P99  time.Duration // message sent to its reply received
-	AnonIdle  int           // RssAnon after start-up, kB
-	AnonAfter int           // RssAnon after the load, kB
-	RSSIdle   int           // VmRSS after start-up, kB
-	RSSAfter  int           // VmRSS after the load, kB
-	HWM       int           // VmHWM (peak VmRSS) after the load, kB
-	Throttled int           // requests the fake provider refused with 429
+	Messages   int
+	FirstStart time.Duration // process start to its first getUpdates, creating the database
+	Start      time.Duration // the same on a restart: the database exists
+	CPU        time.Duration // user+system CPU of the process during the load
+	Elapsed    time.Duration // first message sent to last reply received
+	P50, P99   time.Duration // message sent to its reply received
+	AnonIdle   int           // RssAnon after start-up, kB
+	AnonAfter  int           // RssAnon after the load, kB
+	RSSIdle    int           // VmRSS after start-up, kB
+	RSSAfter   int           // VmRSS after the load, kB
+	HWM        int           // VmHWM (peak VmRSS) after the load, kB
+	Throttled  int           // requests the fake provider refused with 429
 }
 
 func (r loadResult) cpuPerMessage() time.Duration { return r.CPU / time.Duration(r.Messages) }
@@ -72,8 +73,9 @@ mynah init --provider openai writes it (openai/gpt-4o-mini, streaming on; privat
 open), against a Bot API emulator and a fake OpenAI server inside this process, so what it
 reports is what the serving process pays: --chats private chats each send --messages
 messages, each one when the reply to the previous arrived; every reply must arrive in
-order. Per run it reads from /proc: the time from start to the first getUpdates, CPU time
-per message, RssAnon and VmRSS idle (after start-up) and after the load, and VmHWM; and
+order. Per run it reads from /proc: the time from start to the first getUpdates (on a
+first start, which creates the database, and on a restart, whose process the rest is of),
+CPU time per message, RssAnon and VmRSS idle (after start-up) and after the load, and VmHWM; and
 reports throughput and the latency of each message (sent to reply received). With
 several runs it prints min / median / max.
 
@@ -131,7 +133,8 @@ func writeLoad(w io.Writer, o loadRun, rs []loadResult) error {
 		{"VmRSS idle (MB)", func(r loadResult) float64 { return float64(r.RSSIdle) }, func(v float64) string { return mb(int(v)) }},
 		{"VmRSS after (MB)", func(r loadResult) float64 { return float64(r.RSSAfter) }, func(v float64) string { return mb(int(v)) }},
 		{"VmHWM (MB)", func(r loadResult) float64 { return float64(r.HWM) }, func(v float64) string { return mb(int(v)) }},
-		{"start to first getUpdates (ms)", func(r loadResult) float64 { return float64(r.Start) }, func(v float64) string { return ms(time.Duration(v)) }},
+		{"first start to getUpdates (ms)", func(r loadResult) float64 { return float64(r.FirstStart) }, func(v float64) string { return ms(time.Duration(v)) }},
+		{"restart to getUpdates (ms)", func(r loadResult) float64 { return float64(r.Start) }, func(v float64) string { return ms(time.Duration(v)) }},
 		{"throughput (msg/s)", loadResult.throughput, func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }},
 		{"latency p50 (ms)", func(r loadResult) float64 { return float64(r.P50) }, func(v float64) string { return ms(time.Duration(v)) }},
 		{"latency p99 (ms)", func(r loadResult) float64 { return float64(r.P99) }, func(v float64) string { return ms(time.Duration(v)) }},
@@ -203,46 +206,36 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 	}
 	defer model.Close()
 
-	args := []string{"serve", "--config", dir}
-	if o.CPUProfile != "" {
-		args = append(args, "--cpuprofile", o.CPUProfile)
-	}
-	if o.MemProfile != "" {
-		args = append(args, "--memprofile", o.MemProfile)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Args[0] = "mynah" // what a test binary standing in for mynah answers to
-	cmd.Env = append(loadEnv(), "MYNAH_ACCESS_PRIVATE=open", "MYNAH_TELEGRAM_API_URL=http://"+ln.Addr().String(),
+	env := append(loadEnv(), "MYNAH_ACCESS_PRIVATE=open", "MYNAH_TELEGRAM_API_URL=http://"+ln.Addr().String(),
 		"TELEGRAM_BOT_TOKEN="+telegramtest.DefaultToken, "OPENAI_API_KEY=sk-load", "OPENAI_BASE_URL="+model.URL)
-	cmd.Env = append(cmd.Env, o.Env...)
+	env = append(env, o.Env...)
 	logs := &tailBuffer{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	started := time.Now()
-	if err := cmd.Start(); err != nil {
-		return loadResult{}, err
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
 	fail := func(err error) (loadResult, error) {
 		return loadResult{}, fmt.Errorf("%w\nserve's output (tail):\n%s", err, logs.String())
 	}
-	startCtx, stop := context.WithTimeout(ctx, 60*time.Second)
-	calls, err := emu.WaitCalls(startCtx, "getUpdates", 1)
-	stop()
+	// The first start creates the database; the process is then stopped and started again,
+	// as a restart finds it, and that process is measured.
+	first, err := startServe(ctx, bin, dir, env, nil, logs, emu, 1)
 	if err != nil {
-		return fail(fmt.Errorf("mynah did not start: %w", err))
+		return fail(err)
 	}
-	pid := cmd.Process.Pid
-	res := loadResult{Messages: o.Chats * o.Messages, Start: calls[0].Time.Sub(started)}
+	if err := first.stop(); err != nil {
+		return fail(fmt.Errorf("stopping the first process: %w", err))
+	}
+	var profiles []string
+	if o.CPUProfile != "" {
+		profiles = append(profiles, "--cpuprofile", o.CPUProfile)
+	}
+	if o.MemProfile != "" {
+		profiles = append(profiles, "--memprofile", o.MemProfile)
+	}
+	proc, err := startServe(ctx, bin, dir, env, profiles, logs, emu, len(emu.CallsTo("getUpdates"))+1)
+	if err != nil {
+		return fail(err)
+	}
+	defer func() { _ = proc.stop() }()
+	res := loadResult{Messages: o.Chats * o.Messages, FirstStart: first.start, Start: proc.start}
+	pid := proc.cmd.Process.Pid
 	time.Sleep(o.Settle) // start-up work (menus, key checks) settles before the idle figures
 	idle, err := readProc(pid)
 	if err != nil {
@@ -268,6 +261,50 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 		return fail(fmt.Errorf("the emulator saw requests outside the Bot API spec: %v", v[:min(len(v), 5)]))
 	}
 	return res, nil
+}
+
+// serveProcess is a running mynah serve.
+type serveProcess struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	start  time.Duration // process start to its first getUpdates
+}
+
+// startServe starts mynah serve on the configuration in dir and waits until it asks for
+// updates: until the emulator has seen polls getUpdates calls in all.
+func startServe(ctx context.Context, bin, dir string, env, extra []string, logs io.Writer, emu *telegramtest.Server, polls int) (*serveProcess, error) {
+	cmd := exec.Command(bin, append([]string{"serve", "--config", dir}, extra...)...)
+	cmd.Args[0] = "mynah" // what a test binary standing in for mynah answers to
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logs, logs
+	started := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &serveProcess{cmd: cmd, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	calls, err := emu.WaitCalls(startCtx, "getUpdates", polls)
+	if err != nil {
+		_ = p.stop()
+		return nil, fmt.Errorf("mynah did not start: %w", err)
+	}
+	p.start = calls[polls-1].Time.Sub(started)
+	return p, nil
+}
+
+// stop ends the process with SIGTERM, killing it if it does not exit within 30 s.
+func (p *serveProcess) stop() error {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		return errors.New("it did not stop within 30 s of SIGTERM")
+	}
 }
 
 // setDebounce rewrites the defaults' debounce of the mynah.yaml at path.
