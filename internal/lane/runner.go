@@ -165,6 +165,7 @@ type Runner struct {
 	tools      []llm.Tool // the plan tools and the agent's, offered in every request
 
 	waitingModel atomic.Int32 // lanes waiting for a model's answer
+	unblocked    sync.Map     // chats known not to be marked blocked (see unblock)
 }
 
 // New returns a Runner; it does no I/O. agent needs a model (Models, or Model).

@@ -103,11 +103,8 @@ func (e retryLater) Unwrap() error { return e.err }
 //
 // A preview of the answer that streaming posted is recorded in t.Preview.
 func (r *Runner) answer(ctx context.Context, t *mynah.Turn, o *mynah.TurnOutcome) ([]step, error) {
-	if blocked, err := r.store.Blocked(ctx, r.agent.Name, t.Chat); err == nil && blocked {
-		// A new message from the user means they unblocked the bot.
-		if err := r.store.SetBlocked(ctx, r.agent.Name, t.Chat, false); err != nil {
-			return nil, err
-		}
+	if err := r.unblock(ctx, t.Chat); err != nil {
+		return nil, err
 	}
 	req, comp, err := r.request(ctx, *t)
 	if err != nil {
