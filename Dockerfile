@@ -7,7 +7,8 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/mynah ./cmd/mynah
+# stdjson: telego encodes with encoding/json, not go-json, whose type caches hold 5-10 MB.
+RUN CGO_ENABLED=0 go build -trimpath -tags stdjson -ldflags="-s -w" -o /out/mynah ./cmd/mynah
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/mynah /usr/local/bin/mynah

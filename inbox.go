@@ -11,7 +11,9 @@ type Intake struct {
 	// Reset starts a new session after Message (the /reset command) in Message's chat and
 	// forum topic (Message.ThreadID; 0 outside topics): other topics keep theirs.
 	Reset bool
-	// Turn, when non-nil, queues work for the agent in this chat.
+	// Turn, when non-nil, queues work for the agent in this chat. When Accept queued it,
+	// *Turn is the turn as stored, its ID set, so the runtime can be told of it without
+	// reading the queue back.
 	Turn *Turn
 }
 

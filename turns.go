@@ -61,3 +61,13 @@ type Turns interface {
 	// turn is an error wrapping ErrNotFound.
 	FinishTurn(ctx context.Context, turnID int64, parts []OutPart) ([]OutPart, error)
 }
+
+// TurnOutcome is everything finishing a turn leaves in the store besides marking it
+// done: the parts of its plan, the usage of its model calls and the record of its prompt.
+// A store that takes a TurnOutcome commits all of it at once, so an answered message
+// costs one transaction besides its delivery (see the lanes' optional finisher).
+type TurnOutcome struct {
+	Parts  []OutPart     // as FinishTurn takes them
+	Usage  []Usage       // recorded as UsageLog.RecordUsage would
+	Prompt *PromptRecord // recorded as PromptLog.RecordPrompt would, when set
+}

@@ -27,7 +27,7 @@ var codePattern = regexp.MustCompile(`code is ([A-Z2-9]{8})`)
 // echo makes the fake provider answer every request.
 func (h *harness) echo() {
 	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
-		return llmtest.Reply{Text: "re: " + lastLine(r.LastUserText())}
+		return llmtest.Reply{Text: "re: " + lastPlainLine(r.LastUserText())}
 	})
 }
 

@@ -24,7 +24,7 @@ func benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure mynah on public benchmarks",
 	}
-	cmd.AddCommand(benchMemoryCommand())
+	cmd.AddCommand(benchMemoryCommand(), benchLoadCommand(), benchTokensCommand())
 	return cmd
 }
 

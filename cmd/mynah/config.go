@@ -24,7 +24,7 @@ type config struct {
 	Providers map[string]providerConfig
 	Agents    []agentConfig
 	Shutdown  time.Duration
-	Parallel  int // turns answered at once per agent, across chats
+	Parallel  int // at most this many turns answered at once per agent and model calls per provider; 0: as many as the providers accept
 	Metrics   metricsConfig
 	Crews     []crewConfig // crew_config.go
 	getenv    func(string) string
@@ -106,6 +106,9 @@ type agentConfig struct {
 	ProviderNotes string
 	Location      *time.Location
 	Policy        access.Policy // Access resolved, with the environment's overrides
+	// Count is the agent's token counter, set by the command that runs the agent (see
+	// agentCount); nil counts with the plain estimate.
+	Count func(string) int
 }
 
 // modelRef is one model of an agent's model key, resolved.
@@ -217,11 +220,8 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		return nil, &configError{path, "shutdown_timeout", fmt.Sprintf("%q is not a duration like 15s", fc.Shutdown)}
 	}
 	cfg.Parallel = fc.Parallel
-	switch {
-	case fc.Parallel == 0:
-		cfg.Parallel = 8
-	case fc.Parallel < 0 || fc.Parallel > 256:
-		return nil, &configError{path, "parallel_turns", fmt.Sprintf("%d is not between 1 and 256", fc.Parallel)}
+	if fc.Parallel < 0 || fc.Parallel > 256 {
+		return nil, &configError{path, "parallel_turns", fmt.Sprintf("%d is not between 1 and 256 (or 0: no fixed limit)", fc.Parallel)}
 	}
 	cfg.Metrics = fc.Metrics
 	cfg.Metrics.Listen = cmp.Or(ov.MetricsListen, cfg.Metrics.Listen)

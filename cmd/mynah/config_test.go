@@ -215,6 +215,7 @@ func TestConfigDefaultsReportedWhereWritten(t *testing.T) {
 		{"search: {neighbour_weight: 3}", `mynah.yaml: defaults.search.neighbour_weight: 3 is not between 0 and 1`},
 		{"shares: {tools: 0.9, memory: 0.5}", `mynah.yaml: defaults.shares: the layers take 140% of the budget`},
 		{"reply_tokens: -5", `mynah.yaml: defaults.reply_tokens: -5 is not a positive number`},
+		{"tokens: bpe", `mynah.yaml: defaults.tokens: "bpe" is not estimate or exact`},
 	} {
 		_, err := testConfig(t, map[string]string{
 			"mynah.yaml":      "defaults:\n  model: openai/gpt-4o-mini\n  " + c.defaults + "\n",

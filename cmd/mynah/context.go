@@ -19,6 +19,7 @@ import (
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/sqlite"
+	"github.com/mynah-ai/mynah/internal/tokens"
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
@@ -162,7 +163,8 @@ func contextShow(ctx context.Context, f contextFlags, w io.Writer) error {
 		return fmt.Errorf("chat %d has no message of agent %s to respond to in its current session", chat, a.Name)
 	}
 	// Offline: the member count is left out, and recall is keyword-only (embedding the
-	// query would call the provider).
+	// query would call the provider). Tokens are counted as serve last calibrated them.
+	a.Count = agentCount(ctx, a, tokens.NewCalibrations(db, nil))
 	mem, _ := agentMemory(cfg, a, db, nil, false, nil, slog.New(slog.DiscardHandler))
 	tools, err := tool.NewRegistry(mem.Tools()...)
 	if err != nil {

@@ -743,3 +743,12 @@ func BenchmarkCrewLoad(b *testing.B) {
 		b.ReportMetric(float64(len(order)-len(seen)), "missing")
 	}
 }
+
+// cpuTime is pid's CPU time so far (user + system, all threads), from /proc.
+func cpuTime(b *testing.B, pid int) time.Duration {
+	f, err := readProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f.cpu
+}

@@ -277,5 +277,3 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
-
-func listenLocal() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }

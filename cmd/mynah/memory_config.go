@@ -11,7 +11,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/sqlite"
-	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
 // The memory keys of an agent's settings (search, summaries, embeddings) and the memory
@@ -47,7 +46,7 @@ func agentMemory(cfg *config, a agentConfig, db *sqlite.DB, model llm.Model, onl
 			Week:        memory.Period{Every: time.Duration(s.WeekEvery), Span: 7 * 24 * time.Hour},
 			Month:       memory.Period{Every: time.Duration(s.MonthEvery), Span: 30 * 24 * time.Hour},
 			Poll:        time.Duration(s.CheckEvery),
-			Count:       tokens.Cached(tokens.For(a.Provider.Kind, a.ModelID), 4096).Count,
+			Count:       a.Count,
 		},
 		Flush:    s.Flush,
 		Location: a.Location,

@@ -21,7 +21,7 @@ import (
 func TestPlay(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
-		return llmtest.Reply{Text: "you said: " + lastLine(r.LastUserText())}
+		return llmtest.Reply{Text: "you said: " + lastPlainLine(r.LastUserText())}
 	})
 	run := func(stdin string, args ...string) string {
 		t.Helper()

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mynah-ai/mynah/internal/lane"
@@ -238,8 +239,8 @@ func newEmbedder(p providerConfig, hc *http.Client) (llm.Embedder, error) {
 //
 // A command-line agent (kind cli) is not wrapped: it has its own timeout, and sessions
 // (nil: none kept) keeps its sessions; reminderEvery is how often it is reminded of its
-// instructions.
-func agentModels(a agentConfig, log *slog.Logger, sessions cli.Sessions, reminderEvery int) ([]lane.Model, error) {
+// instructions. limits (nil: none) let calls to each provider follow what it accepts.
+func agentModels(a agentConfig, limits *providerLimits, log *slog.Logger, sessions cli.Sessions, reminderEvery int) ([]lane.Model, error) {
 	t := a.Timeouts
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 32
@@ -260,7 +261,51 @@ func agentModels(a agentConfig, log *slog.Logger, sessions cli.Sessions, reminde
 			return nil, fmt.Errorf("model %s: %w", r.Name, err)
 		}
 		m = llm.WithDeadlines(m, llm.Deadlines{FirstToken: time.Duration(t.FirstToken), Total: time.Duration(t.Total)})
+		if limits != nil {
+			m = llm.WithLimit(m, limits.of(r.Provider))
+		}
 		models = append(models, lane.Model{Model: llm.WithRetry(m, llm.RetryPolicy{Logger: log.With("agent", a.Name, "model", r.Name)}), Name: r.Name, ID: r.ID})
 	}
 	return models, nil
+}
+
+// Model calls in flight to a provider start at limitStart and grow up to limitCeiling,
+// or to parallel_turns when it is set, as the provider accepts them (llm.Limiter).
+const (
+	limitStart   = 32
+	limitCeiling = 256
+)
+
+// providerLimits are the call limiters of a process's providers, one per provider (by
+// kind, base URL and key: agents sharing an account share its limit).
+type providerLimits struct {
+	ceiling int
+	mu      sync.Mutex
+	all     map[providerAccount]*llm.Limiter
+}
+
+// providerAccount is what tells one provider account from another.
+type providerAccount struct {
+	kind, baseURL string
+	key           secret
+}
+
+func newProviderLimits(parallel int) *providerLimits {
+	ceiling := limitCeiling
+	if parallel > 0 {
+		ceiling = parallel
+	}
+	return &providerLimits{ceiling: ceiling, all: map[providerAccount]*llm.Limiter{}}
+}
+
+func (p *providerLimits) of(c providerConfig) *llm.Limiter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := providerAccount{c.Kind, c.BaseURL, c.APIKey}
+	l := p.all[key]
+	if l == nil {
+		l = llm.NewLimiter(min(limitStart, p.ceiling), p.ceiling)
+		p.all[key] = l
+	}
+	return l
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -18,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
 	"github.com/mynah-ai/mynah/internal/crew"
 	"github.com/mynah-ai/mynah/internal/ingest"
@@ -29,11 +29,12 @@ import (
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
+	"github.com/mynah-ai/mynah/internal/tokens"
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
 func serveCommand() *cobra.Command {
-	var dir, cpuProfile string
+	var dir, cpuProfile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run every agent of the configuration on Telegram",
@@ -53,6 +54,9 @@ database. One serve runs per data dir. mynah doctor checks all of that first.`,
 				return err
 			}
 			log := newLogger(cfg.Log, os.Stderr)
+			if memProfile != "" {
+				runtime.MemProfileRate = 512 << 10 // the runtime's default, which main turns off
+			}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {
@@ -64,13 +68,31 @@ database. One serve runs per data dir. mynah doctor checks all of that first.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
-			return serve(cmd.Context(), cfg, serveOptions{Log: log, DBFile: "mynah.db"})
+			err = serve(cmd.Context(), cfg, serveOptions{Log: log, DBFile: "mynah.db"})
+			if memProfile != "" {
+				if perr := writeHeapProfile(memProfile); perr != nil {
+					log.Error("writing the heap profile", "err", perr)
+				}
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "config", "c", ".", "configuration directory (with mynah.yaml)")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file until exit")
 	_ = cmd.Flags().MarkHidden("cpuprofile")
+	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile to this file at exit")
+	_ = cmd.Flags().MarkHidden("memprofile")
 	return cmd
+}
+
+// writeHeapProfile writes the live heap, after a collection, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	return errors.Join(pprof.WriteHeapProfile(f), f.Close())
 }
 
 // serveOptions adapt serve to its callers (serve and play).
@@ -105,7 +127,8 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer db.Close() // the store closes last, after every part below has stopped
 	hc, m := httpClient(), metrics.New()
 	senses := media.New(db, log, nil) // every agent's media, described once per instance
-	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run}
+	cals, calls := tokens.NewCalibrations(db, log), newProviderLimits(cfg.Parallel)
+	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run, cals.Run}
 	var procs []*agentProcess
 	crews, err := newCrews(cfg, db, log) // nil when no crew is configured
 	if err != nil {
@@ -122,7 +145,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 		work = append(work, run)
 	}
 	for _, a := range cfg.Agents {
-		p, err := startAgent(ctx, cfg, a, db, senses, hc, log, m, opts, crews)
+		p, err := startAgent(ctx, cfg, a, db, senses, cals, calls, hc, log, m, opts, crews)
 		if err != nil {
 			return err
 		}
@@ -187,7 +210,7 @@ func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, 
 
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
 // pipeline.
-func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions, crews *crew.Engine) (*agentProcess, error) {
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, cals *tokens.Calibrations, calls *providerLimits, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions, crews *crew.Engine) (*agentProcess, error) {
 	token := string(a.TelegramToken)
 	if t, ok := opts.Tokens[a.Name]; ok {
 		token = t
@@ -205,10 +228,16 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 			return nil, fmt.Errorf("agent %s: switching to polling (deleteWebhook): %w", a.Name, err)
 		}
 	}
-	models, err := agentModels(a, log, db, cfg.reminderEvery(a.Name))
+	models, err := agentModels(a, calls, log, db, cfg.reminderEvery(a.Name))
 	if err != nil {
 		return nil, fmt.Errorf("agent %s (%s): %w", a.Name, a.File, err)
 	}
+	if a.Tokens != "exact" {
+		for i := range models {
+			models[i].Observe = observeTokens(cals.Get(ctx, a.Name, models[i].Name))
+		}
+	}
+	a.Count = agentCount(ctx, a, cals)
 	model := models[0].Model
 	mem, err := agentMemory(cfg, a, db, model, true, hc, log)
 	if err != nil {
@@ -273,7 +302,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, 
 			Reset: cmp.Or(a.ResetText, "Started a new conversation. I keep our earlier messages stored, but I won't look at them from now on."),
 		},
 	}, db, ingest.Options{
-		Queued:  func(_ mynah.ChatID) { rt.Wake() },
+		Queued:  rt.Queued,
 		Policy:  a.Policy,
 		State:   db,
 		Started: time.Now(),

@@ -20,6 +20,7 @@ type agentSettings struct {
 	History         string        `yaml:"history"`          // full, delta or window
 	HistoryWindow   int           `yaml:"history_window"`   // window: how many recent messages
 	Format          string        `yaml:"format"`           // structured or compact
+	Tokens          string        `yaml:"tokens"`           // estimate (calibrated by the provider's counts) or exact (OpenAI's BPE tables)
 	Shares          *sharesConfig `yaml:"shares"`           // budget shares of the optional layers; nil: prompt.DefaultShares
 	Stream          bool          `yaml:"stream"`           // show answers in private chats as drafts while they are written
 	Debounce        duration      `yaml:"debounce"`         // wait this long before answering, so a burst gets one answer
@@ -101,6 +102,7 @@ func defaultSettings() agentSettings {
 		History:         "full",
 		HistoryWindow:   50,
 		Format:          "structured",
+		Tokens:          "estimate",
 		Stream:          true,
 		// A short settle window: messages typed or forwarded in a burst (Telegram delivers
 		// them tens of milliseconds apart) get one answer from one model call, and a lone
@@ -163,6 +165,11 @@ func (s *agentSettings) validate(file, prefix string) error {
 	case "structured", "compact":
 	default:
 		return bad("format", fmt.Sprintf("%q is not structured or compact", s.Format))
+	}
+	switch s.Tokens {
+	case "estimate", "exact":
+	default:
+		return bad("tokens", fmt.Sprintf("%q is not estimate or exact", s.Tokens))
 	}
 	if d := time.Duration(s.TaskRetryDelay); d < 100*time.Millisecond || d > time.Hour {
 		return bad("task_retry_delay", fmt.Sprintf("%q is not a duration between 100ms and 1h, like 10s", s.TaskRetryDelay))

@@ -52,7 +52,7 @@ func promptAgent(a agentConfig, bot mynah.User) prompt.Agent {
 		Policy:      prompt.Policy{Kind: a.History, Window: a.HistoryWindow},
 		Format:      a.Format,
 		MaxMessages: a.HistoryMessages,
-		Count:       tokens.Cached(tokens.For(a.Provider.Kind, a.ModelID), 8192).Count,
+		Count:       a.Count,
 		Location:    a.Location,
 	}
 }
@@ -79,4 +79,52 @@ func newAssembler(a agentConfig, bot mynah.User, store prompt.Store, mem *memory
 	}
 	src.Tools = layer
 	return prompt.NewAssembler(promptAgent(a, bot), store, src, nil)
+}
+
+// agentCount is agent a's token counter: the calibration of its model from cals (tokens:
+// estimate, the default), or exact BPE counts (tokens: exact; for OpenAI models, others
+// get the plain estimate), whose tables are loaded on the first count.
+func agentCount(ctx context.Context, a agentConfig, cals *tokens.Calibrations) func(string) int {
+	if a.Tokens == "exact" {
+		return tokens.Cached(tokens.For(a.Provider.Kind, a.ModelID), 8192).Count
+	}
+	return cals.Get(ctx, a.Name, a.Model).Count
+}
+
+// observeTokens returns the hook that teaches cal from each answered call: the texts of
+// the request and the prompt tokens the provider reported.
+func observeTokens(cal *tokens.Calibration) func(req llm.Request, reported int) {
+	return func(req llm.Request, reported int) {
+		if p, ok := measurePrompt(cal, req); ok {
+			cal.Observe(p, reported)
+		}
+	}
+}
+
+// measurePrompt measures req for cal: its texts and messages. A request with images or
+// audio cannot be measured (false): its media cost tokens that no text shows.
+func measurePrompt(cal *tokens.Calibration, req llm.Request) (tokens.Prompt, bool) {
+	var p tokens.Prompt
+	if req.System != "" || req.Context != "" {
+		p.Messages++
+		cal.Add(&p, req.System)
+		cal.Add(&p, req.Context)
+	}
+	for _, t := range req.Turns {
+		p.Messages++
+		for _, part := range t.Parts {
+			switch {
+			case part.Image != nil, part.Audio != nil:
+				return p, false
+			case part.ToolCall != nil:
+				cal.Add(&p, part.ToolCall.Name)
+				cal.Add(&p, string(part.ToolCall.Arguments))
+			case part.ToolResult != nil:
+				cal.Add(&p, part.ToolResult.Content)
+			default:
+				cal.Add(&p, part.Text)
+			}
+		}
+	}
+	return p, true
 }

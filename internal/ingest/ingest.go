@@ -60,7 +60,7 @@ type Ingester struct {
 	agent   Agent
 	inbox   mynah.Inbox
 	now     func() time.Time
-	queued  func(mynah.ChatID)
+	queued  func(mynah.Turn)
 	trigger Trigger
 	policy  access.Policy
 	state   AccessState
@@ -83,8 +83,9 @@ type Ingester struct {
 // Logger discards.
 type Options struct {
 	Now func() time.Time
-	// Queued is called after a turn was durably queued for chat, to wake the runtime.
-	Queued func(mynah.ChatID)
+	// Queued is called after a turn was durably queued, with the turn as the inbox
+	// stored it (its ID set, when the inbox sets it), to wake the runtime.
+	Queued func(mynah.Turn)
 	// Policy decides whom the agent answers; State persists what it needs. Without State,
 	// nobody is paired, no group is approved at runtime, pairing codes cannot be issued
 	// (strangers are only stored) and /stop and /activation fail.
@@ -120,7 +121,7 @@ func New(agent Agent, inbox mynah.Inbox, opts Options) *Ingester {
 		in.now = time.Now
 	}
 	if in.queued == nil {
-		in.queued = func(mynah.ChatID) {}
+		in.queued = func(mynah.Turn) {}
 	}
 	if in.state == nil {
 		in.state = noState{}
@@ -187,7 +188,7 @@ func (in *Ingester) Handle(ctx context.Context, u mynah.Update) error {
 		return fmt.Errorf("ingest: update %d: %w", u.ID, err)
 	}
 	if fresh && intake.Turn != nil {
-		in.queued(intake.Turn.Chat)
+		in.queued(*intake.Turn)
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ var now = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
 func newTestIngester(inbox mynah.Inbox, woken *[]mynah.ChatID) *Ingester {
 	return New(Agent{Name: "Mynah", Bot: bot, Names: []string{"Mynah"}, Texts: Texts{Start: "hi", Help: "help", Reset: "reset done"}},
-		inbox, Options{Now: func() time.Time { return now }, Queued: func(c mynah.ChatID) { *woken = append(*woken, c) }})
+		inbox, Options{Now: func() time.Time { return now }, Queued: func(t mynah.Turn) { *woken = append(*woken, t.Chat) }})
 }
 
 func TestHandle(t *testing.T) {

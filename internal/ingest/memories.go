@@ -235,7 +235,7 @@ func (in *Ingester) handleCallback(ctx context.Context, u mynah.Update) error {
 		return fmt.Errorf("ingest: update %d: %w", u.ID, err)
 	}
 	if fresh && intake.Turn != nil {
-		in.queued(intake.Turn.Chat)
+		in.queued(*intake.Turn)
 	}
 	// Answered even when the update was accepted before: the first delivery may have
 	// stopped before its answer. A refused answer (too old, answered already) only costs

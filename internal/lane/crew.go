@@ -81,14 +81,14 @@ func (e memberFailed) Unwrap() error { return e.err }
 // answerMember answers a member's turn and reports its outcome to the crew. A pass is no
 // plan at all; a failure (an error, the member's timeout) is logged and is no plan either,
 // so the crew goes on without it. Store errors and a shutdown leave the turn queued.
-func (r *Runner) answerMember(ctx context.Context, t *mynah.Turn, ct CrewTurn) ([]step, error) {
+func (r *Runner) answerMember(ctx context.Context, t *mynah.Turn, ct CrewTurn, o *mynah.TurnOutcome) ([]step, error) {
 	mctx := context.WithValue(ctx, crewKey{}, &ct)
 	if ct.Timeout > 0 {
 		var cancel context.CancelFunc
 		mctx, cancel = context.WithTimeout(mctx, ct.Timeout)
 		defer cancel()
 	}
-	steps, err := r.answer(mctx, t)
+	steps, err := r.answer(mctx, t, o)
 	outcome := mynah.CrewSpoke
 	var failed memberFailed
 	switch {

@@ -159,15 +159,37 @@ func (r *Runner) endWait(partID int64) {
 
 // dropBlocked marks the chat blocked and gives up its pending parts: sending to a user who
 // blocked the bot can never succeed.
-func (r *Runner) dropBlocked(ctx context.Context, parts []mynah.OutPart) {
+func (r *Runner) dropBlocked(ctx context.Context, parts []mynah.OutPart, res *laneResult) {
 	if len(parts) == 0 {
 		return
 	}
 	r.log.Info("user blocked the bot; dropping pending replies", "chat", parts[0].Chat, "parts", len(parts))
+	r.unblocked.Delete(parts[0].Chat)
 	if err := r.store.SetBlocked(ctx, r.agent.Name, parts[0].Chat, true); err != nil {
 		r.log.Error("marking chat blocked", "err", err)
 	}
 	for _, p := range parts {
-		r.giveUp(ctx, p, "bot was blocked by the user")
+		r.giveUp(ctx, p, "bot was blocked by the user", res)
 	}
+}
+
+// unblock clears chat's blocked mark, which a new message from its user means: they
+// unblocked the bot. The chats known to be unblocked are remembered, so that a message
+// costs a read of the mark only the first time its chat is answered by this process
+// (only the lanes set the mark, in dropBlocked).
+func (r *Runner) unblock(ctx context.Context, chat mynah.ChatID) error {
+	if _, ok := r.unblocked.Load(chat); ok {
+		return nil
+	}
+	blocked, err := r.store.Blocked(ctx, r.agent.Name, chat)
+	if err != nil {
+		return nil // the mark only informs operators; the answer matters more
+	}
+	if blocked {
+		if err := r.store.SetBlocked(ctx, r.agent.Name, chat, false); err != nil {
+			return err
+		}
+	}
+	r.unblocked.Store(chat, struct{}{})
+	return nil
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// lane is the work of one chat (or forum topic) taken from one scan: undelivered parts
-// first, then turns in order. Only one lane per key runs at a time, which keeps each chat
-// strictly ordered.
+// lane is the work of one chat (or forum topic) as the runner's queue holds it:
+// undelivered parts first, then turns in order. Only one lane per key runs at a time,
+// which keeps each chat strictly ordered.
 type lane struct {
 	r     *Runner
 	key   laneKey
@@ -20,12 +20,13 @@ type lane struct {
 }
 
 // run delivers the pending parts, drops the model turns a newer one makes moot, then
-// handles the first turn left and delivers what it enqueued. The runner rescans after
-// each lane, so later turns get a fresh view.
+// handles the first turn left and delivers what it enqueued. What it changed in the
+// store comes back in the result; the runner starts the lane again for what is left,
+// with what was queued meanwhile.
 func (l *lane) run(ctx context.Context) laneResult {
 	defer l.r.settled(l.key.chat)
 	res := laneResult{key: l.key}
-	parts := l.replan(ctx)
+	parts := l.replan(ctx, &res)
 	if !l.deliverAll(ctx, parts, &res) {
 		return res
 	}
@@ -50,6 +51,7 @@ func (l *lane) run(ctx context.Context) laneResult {
 			return res
 		}
 		l.r.forget(t.ID)
+		res.finished = append(res.finished, t.ID)
 	}
 	if len(turns) == 0 {
 		return res
@@ -63,6 +65,8 @@ func (l *lane) run(ctx context.Context) laneResult {
 	var later retryLater
 	switch {
 	case err == nil:
+		res.finished = append(res.finished, turn.ID)
+		res.enqueued = planned
 		l.deliverAll(ctx, planned, &res)
 	case errors.As(err, &later):
 		res.retry, res.held = later.at, turn.ID // a newer message replans at once
@@ -80,7 +84,7 @@ func (l *lane) run(ctx context.Context) laneResult {
 // plan pausing in a wait does not carry on as if nothing was said. Only the parts from
 // the first pending wait of an older turn onwards go; a reply already under way (the
 // rest of a long message) is finished. It returns the parts left to deliver.
-func (l *lane) replan(ctx context.Context) []mynah.OutPart {
+func (l *lane) replan(ctx context.Context, res *laneResult) []mynah.OutPart {
 	var newest int64
 	for _, t := range l.turns {
 		if t.Static == "" {
@@ -106,6 +110,7 @@ func (l *lane) replan(ctx context.Context) []mynah.OutPart {
 			keep = append(keep, p)
 			continue
 		}
+		res.settled = append(res.settled, p.ID)
 		dropped++
 	}
 	l.r.log.Info("newer message: dropped the rest of the earlier plan", "chat", l.key.chat, "tasks", dropped)
@@ -118,15 +123,15 @@ func (l *lane) replan(ctx context.Context) []mynah.OutPart {
 // neither counted as a try nor ever dropped for it (other chats' lanes go on meanwhile).
 // On another failure the part is tried again after Agent.TaskRetryDelay (res.retry is
 // set), and past Agent.TaskRetries tries the lane's whole plan is dropped — later tasks
-// may depend on the failed one — and the lane waits for the next message. It reports
-// whether the lane may go on to its turns.
+// may depend on the failed one — and the lane waits for the next message. Settled parts
+// are added to res. It reports whether the lane may go on to its turns.
 func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneResult) bool {
 	r := l.r
-	failed := map[string]bool{}
+	var failed map[string]bool
 	for i, p := range parts {
 		if slices.ContainsFunc(p.DependsOn, func(k string) bool { return failed[k] }) {
 			r.opts.Metrics.Task(kindOf(p), "dropped")
-			r.giveUp(ctx, p, "a task it depends on failed")
+			r.giveUp(ctx, p, "a task it depends on failed", res)
 			failed[p.Key] = true
 			continue
 		}
@@ -142,6 +147,7 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 		switch {
 		case err == nil:
 			r.opts.Metrics.Task(kindOf(p), "done")
+			res.settled = append(res.settled, p.ID)
 			continue
 		case errors.As(err, &w):
 			res.retry, res.held = w.until, p.TurnID // a newer message ends the wait early
@@ -151,14 +157,17 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 			res.retry = r.opts.Now().Add(max(flood.After, minFloodWait))
 			return false
 		case errors.Is(err, mynah.ErrBlocked):
-			r.dropBlocked(ctx, parts[i:])
+			r.dropBlocked(ctx, parts[i:], res)
 			return false
 		case ctx.Err() != nil:
 			return false
 		case errors.Is(err, mynah.ErrRejected):
 			r.log.Warn("telegram rejected a task; giving it up", "chat", l.key.chat, "part", p.Key, "kind", kindOf(p), "err", err)
 			r.opts.Metrics.Task(kindOf(p), "rejected")
-			r.giveUp(ctx, p, err.Error())
+			r.giveUp(ctx, p, err.Error(), res)
+			if failed == nil {
+				failed = map[string]bool{}
+			}
 			failed[p.Key] = true
 			continue
 		}
@@ -172,7 +181,7 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 				"kind", kindOf(p), "attempts", n, "tasks", len(parts)-i, "err", err)
 			for _, q := range parts[i:] {
 				r.opts.Metrics.Task(kindOf(q), "dropped")
-				r.giveUp(ctx, q, fmt.Sprintf("task %s failed %d times: %v", p.Key, n, err))
+				r.giveUp(ctx, q, fmt.Sprintf("task %s failed %d times: %v", p.Key, n, err), res)
 			}
 			return true
 		}
@@ -184,12 +193,14 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 	return true
 }
 
-// giveUp marks p failed with reason.
-func (r *Runner) giveUp(ctx context.Context, p mynah.OutPart, reason string) {
+// giveUp marks p failed with reason, adding it to res's settled parts once recorded.
+func (r *Runner) giveUp(ctx context.Context, p mynah.OutPart, reason string, res *laneResult) {
 	r.endWait(p.ID)
 	if err := r.store.MarkFailed(ctx, p.ID, reason); err != nil {
 		r.log.Error("marking a task failed", "part", p.Key, "err", err)
+		return
 	}
+	res.settled = append(res.settled, p.ID)
 }
 
 func kindOf(p mynah.OutPart) mynah.TaskKind {

@@ -15,7 +15,7 @@ import (
 
 // The plan tools: how the model says what to do besides answering in plain text. Each
 // call becomes one task of the turn's plan; nothing is sent while the model is still
-// answering, so a plan is carried out whole, in order, after the turn is finished.
+// answering, so a plan is carried out whole, in order, once the model has answered.
 const (
 	toolSend     = "send_message"
 	toolSticker  = "send_sticker"

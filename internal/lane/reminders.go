@@ -40,8 +40,8 @@ func (r *Runner) pendingTurns(ctx context.Context) ([]mynah.Turn, error) {
 }
 
 // reminders reports whether the lane's only work is due reminders.
-func (l *lane) reminders() bool {
-	return len(l.parts) == 0 && !slices.ContainsFunc(l.turns, func(t mynah.Turn) bool { return t.Due.IsZero() })
+func (w *work) reminders() bool {
+	return len(w.parts) == 0 && !slices.ContainsFunc(w.turns, func(t mynah.Turn) bool { return t.Due.IsZero() })
 }
 
 // fair reorders lanes, keeping their order otherwise, so that those for which later

@@ -25,11 +25,11 @@ type unfinished struct {
 }
 
 type unfinishedTurn struct {
-	answered   bool            // answer holds the turn's plan, which the store refused
-	answer     []mynah.OutPart // (an empty answer has no parts)
-	storeFails int             // failed store writes in a row
-	outage     time.Time       // when the models first failed to answer; zero: they have not
-	modelFails int             // tries of the turn that no model answered
+	answered   bool              // answer holds the turn's outcome, which the store refused
+	answer     mynah.TurnOutcome // (an empty answer has no parts)
+	storeFails int               // failed store writes in a row
+	outage     time.Time         // when the models first failed to answer; zero: they have not
+	modelFails int               // tries of the turn that no model answered
 }
 
 // get returns turn id's record, creating it.
@@ -42,22 +42,22 @@ func (u *unfinished) get(id int64) *unfinishedTurn {
 	return t
 }
 
-// keepAnswer remembers the parts of turn id's answer, which the store refused.
-func (r *Runner) keepAnswer(id int64, parts []mynah.OutPart) {
+// keepAnswer remembers the outcome of turn id's answer, which the store refused.
+func (r *Runner) keepAnswer(id int64, o mynah.TurnOutcome) {
 	r.unfinished.mu.Lock()
 	defer r.unfinished.mu.Unlock()
 	t := r.unfinished.get(id)
-	t.answered, t.answer = true, parts
+	t.answered, t.answer = true, o
 }
 
-// keptAnswer returns the answer keepAnswer remembered for turn id.
-func (r *Runner) keptAnswer(id int64) ([]mynah.OutPart, bool) {
+// keptAnswer returns the outcome keepAnswer remembered for turn id.
+func (r *Runner) keptAnswer(id int64) (mynah.TurnOutcome, bool) {
 	r.unfinished.mu.Lock()
 	defer r.unfinished.mu.Unlock()
 	if t := r.unfinished.turns[id]; t != nil && t.answered {
 		return t.answer, true
 	}
-	return nil, false
+	return mynah.TurnOutcome{}, false
 }
 
 // storeFailed counts a failed attempt to finish turn id and returns how long to wait

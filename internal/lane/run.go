@@ -19,11 +19,14 @@ type laneKey struct {
 
 // laneResult reports a finished lane; retry is non-zero when the lane must not be
 // restarted before then (a transient failure, or a turn held back for the rest of a split
-// message).
+// message). It says what the lane changed in the store, for the runner's queue.
 type laneResult struct {
-	key   laneKey
-	retry time.Time
-	held  int64 // the turn held back until retry; a newer turn of the lane ends the wait
+	key      laneKey
+	retry    time.Time
+	held     int64           // the turn held back until retry; a newer turn of the lane ends the wait
+	finished []int64         // turns finished: answered or superseded
+	settled  []int64         // parts sent, done or given up
+	enqueued []mynah.OutPart // parts the lane's turn enqueued, as stored
 }
 
 // Run serves the agent's queue until ctx is cancelled. Then it stops starting model turns,
@@ -31,9 +34,15 @@ type laneResult struct {
 // under way then still completes and is recorded; see deliver), and returns after every
 // lane goroutine has exited — at once when what is left waits past the grace period
 // (flood control, a retry).
+//
+// The queue is read from the store when Run starts, when Wake asks, every Options.Poll
+// for turns queued by other processes, and when a reminder falls due; otherwise Run
+// keeps it in memory, told of new turns by Queued and of what each lane did by its
+// result.
 func (r *Runner) Run(ctx context.Context) error {
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
+	q := newQueue()
 	active := map[laneKey]bool{}
 	notBefore := map[laneKey]time.Time{}
 	held := map[laneKey]int64{}
@@ -48,9 +57,27 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer timer.Stop()
 	poll := time.NewTicker(r.opts.Poll)
 	defer poll.Stop()
+	scanTurns, scanParts := true, true // what to read from the store before dispatching
 
 	for {
-		next, idle := r.dispatch(work, active, notBefore, held, done, draining)
+		news, rescan := r.takeNews()
+		r.take(q, news)
+		if rescan {
+			scanTurns, scanParts = true, true
+		}
+		if draining {
+			scanTurns = false // no turn is started any more
+		}
+		failed := false
+		if scanTurns || scanParts {
+			if failed = !r.scan(work, q, scanTurns, scanParts); !failed {
+				scanTurns, scanParts = false, false
+			}
+		}
+		next, idle := r.dispatch(work, q, active, notBefore, held, done, draining)
+		if failed {
+			next = earliest(next, r.opts.Now().Add(time.Second))
+		}
 		if draining && len(active) == 0 && (idle || next.After(graceEnd)) {
 			return nil
 		}
@@ -66,23 +93,26 @@ func (r *Runner) Run(ctx context.Context) error {
 			if res.held != 0 {
 				held[res.key] = res.held
 			}
+			q.apply(res)
+			scanTurns = scanTurns || q.full
 		}
 		select {
 		case res := <-done:
 			finished(res)
-			// Collect whatever else is ready, so a burst of events costs one scan.
+			// Collect whatever else is ready, so a burst of events costs one dispatch.
 			for more := true; more; {
 				select {
 				case res := <-done:
 					finished(res)
-				case <-r.wake:
 				default:
 					more = false
 				}
 			}
 		case <-r.wake:
 		case <-timer.C:
+			scanTurns = scanTurns || r.dueNow()
 		case <-poll.C:
+			scanTurns = true // turns queued by another process (mynah pair approve)
 		case <-stop:
 			stop = nil
 			draining = true
@@ -99,78 +129,93 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 }
 
-// dispatch scans the queue and starts a lane for every chat with work that has none
-// running, up to the parallel limit. It returns the earliest retry time among chats that
-// are waiting (zero if none) and whether nothing at all is pending.
-func (r *Runner) dispatch(ctx context.Context, active map[laneKey]bool, notBefore map[laneKey]time.Time, held map[laneKey]int64, done chan<- laneResult, draining bool) (time.Time, bool) {
-	parts, err := r.store.PendingParts(ctx, r.agent.Name, scanLimit)
-	if err != nil {
-		r.log.Error("reading outbox", "err", err)
-		return r.opts.Now().Add(time.Second), false
+// earliest is the earlier of two times, zero meaning none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
 	}
-	var turns []mynah.Turn
-	if !draining {
-		if turns, err = r.pendingTurns(ctx); err != nil {
+	return a
+}
+
+// scan reads the pending turns and the undelivered parts, as asked, from the store into
+// q, and reports whether it could (a failure is logged).
+func (r *Runner) scan(ctx context.Context, q *queue, turns, parts bool) bool {
+	if turns {
+		ts, err := r.pendingTurns(ctx)
+		if err != nil {
 			r.log.Error("reading turn queue", "err", err)
-			return r.opts.Now().Add(time.Second), false
+			return false
+		}
+		q.full = len(ts) >= scanLimit
+		for _, t := range ts {
+			q.addTurn(t)
 		}
 	}
+	if parts {
+		ps, err := r.store.PendingParts(ctx, r.agent.Name, scanLimit)
+		if err != nil {
+			r.log.Error("reading outbox", "err", err)
+			return false
+		}
+		for _, p := range ps {
+			q.addPart(p)
+		}
+	}
+	return true
+}
+
+// take queues the turns Queued reported: those due now; a reminder for later is left to
+// the store, read when it falls due.
+func (r *Runner) take(q *queue, news []mynah.Turn) {
+	now := r.opts.Now()
+	for _, t := range news {
+		if t.Due.After(now) {
+			r.noteDue(t.Due)
+			continue
+		}
+		q.addTurn(t)
+	}
+}
+
+// dispatch starts a lane for every chat of q with work that has none running, up to the
+// limits of lanes running and working (Options.Parallel, Options.Working). It returns the earliest retry time among chats that are waiting (zero
+// if none) and whether nothing at all is pending. Draining, only parts are delivered.
+func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]bool, notBefore map[laneKey]time.Time, held map[laneKey]int64, done chan<- laneResult, draining bool) (time.Time, bool) {
 	var next time.Time
 	if !draining {
 		next = r.nextDue(ctx)
 	}
-	// Lanes are started in the order of their oldest work, so a chat that has waited
-	// longest goes first and a busy group gets one lane like everyone else: round robin.
+	order := q.order(draining, func(k laneKey) bool { return active[k] })
 	// Chats with nothing but due reminders take every other place, so a backlog of them
 	// never delays the live ones (see fair).
-	work := map[laneKey]*lane{}
-	var order []laneKey
-	get := func(k laneKey) *lane {
-		l := work[k]
-		if l == nil {
-			l = &lane{r: r, key: k}
-			work[k] = l
-			order = append(order, k)
-		}
-		return l
-	}
-	for _, p := range parts {
-		l := get(laneKey{p.Chat, p.ThreadID})
-		l.parts = append(l.parts, p)
-	}
-	for _, t := range turns {
-		l := get(laneKey{t.Chat, t.ThreadID})
-		l.turns = append(l.turns, t)
-	}
-	order = fair(order, func(k laneKey) bool { return work[k].reminders() })
+	order = fair(order, func(k laneKey) bool { return q.lanes[k].reminders() })
 	now := r.opts.Now()
 	for _, c := range order {
-		if active[c] {
-			continue
-		}
+		w := q.lanes[c]
 		if at, ok := notBefore[c]; ok {
-			l := work[c]
-			if id, ok := held[c]; ok && slices.ContainsFunc(l.turns, func(t mynah.Turn) bool { return t.Static == "" && t.ID > id }) {
+			if id, ok := held[c]; ok && slices.ContainsFunc(w.turns, func(t mynah.Turn) bool { return t.Static == "" && t.ID > id }) {
 				// A newer message arrived: it replaces the held turn, no need to wait. A
 				// static turn (a command's reply) replaces nothing and waits its turn.
 				at = now
 			}
 			if now.Before(at) {
-				if next.IsZero() || at.Before(next) {
-					next = at
-				}
+				next = earliest(next, at)
 				continue
 			}
 			delete(notBefore, c)
 			delete(held, c)
 		}
-		if len(active) >= r.opts.Parallel {
+		if len(active) >= r.opts.Parallel || len(active)-int(r.waitingModel.Load()) >= r.opts.Working {
 			break
 		}
 		active[c] = true
-		go func(l *lane) { done <- l.run(ctx) }(work[c])
+		l := &lane{r: r, key: c, parts: slices.Clone(w.parts)}
+		if !draining {
+			l.turns = slices.Clone(w.turns)
+		}
+		go func() { done <- l.run(ctx) }()
 	}
-	return next, len(order) == 0
+	return next, len(order) == 0 && len(active) == 0
 }
 
 // dueRecheck bounds how long the runner trusts what it knows of the next scheduled turn
@@ -193,6 +238,13 @@ func (r *Runner) nextDue(ctx context.Context) time.Time {
 		r.due, r.dueAsked = due, now
 	}
 	return r.due
+}
+
+// dueNow reports whether the next scheduled turn is due, so that the queue is read.
+func (r *Runner) dueNow() bool {
+	r.dueMu.Lock()
+	defer r.dueMu.Unlock()
+	return !r.due.IsZero() && !r.opts.Now().Before(r.due)
 }
 
 // noteDue tells the runner of a turn it scheduled for at.

@@ -1,12 +1,15 @@
 // Package lane runs an agent's queued work: per-chat lanes that answer turns with the
 // model and deliver the replies through the outbox, one turn at a time per chat, several
-// chats in parallel. All work is read from the store, so a restart resumes it.
+// chats in parallel. All work is in the store, so a restart resumes it; the runner reads
+// it once at start and keeps its queue in memory, told of new turns as they are queued
+// (Queued), so no event costs a scan of the store.
 package lane
 
 import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -46,6 +49,9 @@ type Model struct {
 	Model llm.Model
 	Name  string // provider/model, recorded with usage and reported to Metrics
 	ID    string // the provider's model name sent in requests
+	// Observe, if set, is told each request the model answered and the prompt tokens its
+	// provider reported for it (tokens.Calibration learns from them).
+	Observe func(req llm.Request, inputTokens int)
 }
 
 // Agent is the lanes' view of one configured agent.
@@ -92,7 +98,14 @@ type Agent struct {
 
 // Options tune a Runner. Zero values are usable.
 type Options struct {
-	Parallel int                           // lanes running at once; default 8
+	// Parallel bounds the lanes running at once; default 256. Model calls are best bounded
+	// where they are made, by what the provider accepts (llm.WithLimit).
+	Parallel int
+	// Working bounds the lanes running at once that are not waiting for a model's answer
+	// — building prompts, storing, sending — default 16. Their work is the CPU's and the
+	// store's, which more lanes would not speed up but make hold more memory; lanes
+	// waiting for a model do not count, so a slow model never keeps other chats waiting.
+	Working int
 	Format   func(md string) []mynah.Piece // Markdown → sendable pieces; default sends plain text
 	Grace    time.Duration                 // how long shutdown waits for running turns; default 10s
 	// Poll is how often the queue is scanned for work nobody woke the runner for (turns
@@ -139,6 +152,10 @@ type Runner struct {
 	log   *slog.Logger
 	wake  chan struct{}
 
+	newMu  sync.Mutex
+	news   []mynah.Turn // turns Queued and not yet taken into Run's queue
+	rescan bool         // Wake or a turn without an id: read the queue from the store
+
 	waitsMu sync.Mutex
 	waits   map[int64]time.Time // wait parts under way: when each ends
 
@@ -147,12 +164,19 @@ type Runner struct {
 	dueAsked time.Time // when the store was last asked
 
 	unfinished unfinished // turns tried and not finished yet (retry.go)
+	tools      []llm.Tool // the plan tools and the agent's, offered in every request
+
+	waitingModel atomic.Int32 // lanes waiting for a model's answer
+	unblocked    sync.Map     // chats known not to be marked blocked (see unblock)
 }
 
 // New returns a Runner; it does no I/O. agent needs a model (Models, or Model).
 func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 	if opts.Parallel <= 0 {
-		opts.Parallel = 8
+		opts.Parallel = 256
+	}
+	if opts.Working <= 0 {
+		opts.Working = 16
 	}
 	if opts.Format == nil {
 		opts.Format = func(md string) []mynah.Piece { return []mynah.Piece{{Plain: md}} }
@@ -203,13 +227,46 @@ func New(agent Agent, store Store, tg Telegram, opts Options) *Runner {
 		waits: map[int64]time.Time{},
 
 		unfinished: unfinished{turns: map[int64]*unfinishedTurn{}},
+		tools:      append(PlanTools(agent.StickerSets), agent.Tools.Specs()...),
 	}
 }
 
-// Wake tells the runner that new work was queued. It never blocks.
+// Wake tells the runner that work was queued that it was not told of, so it reads its
+// queue from the store again. It never blocks.
 func (r *Runner) Wake() {
+	r.newMu.Lock()
+	r.rescan = true
+	r.newMu.Unlock()
+	r.signal()
+}
+
+// Queued tells the runner of a turn queued for it, as the store returned it (see
+// mynah.Intake.Turn): the runner takes it into its queue without reading the store. A
+// turn without an ID makes it read the store instead. It never blocks.
+func (r *Runner) Queued(t mynah.Turn) {
+	r.newMu.Lock()
+	if t.ID == 0 {
+		r.rescan = true
+	} else {
+		r.news = append(r.news, t)
+	}
+	r.newMu.Unlock()
+	r.signal()
+}
+
+func (r *Runner) signal() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
+}
+
+// takeNews returns the turns Queued since the last call and whether the store must be
+// read again.
+func (r *Runner) takeNews() ([]mynah.Turn, bool) {
+	r.newMu.Lock()
+	defer r.newMu.Unlock()
+	news, rescan := r.news, r.rescan
+	r.news, r.rescan = nil, false
+	return news, rescan
 }

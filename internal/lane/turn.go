@@ -15,13 +15,25 @@ import (
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
-// handle answers one turn and enqueues its plan, atomically with finishing it, returning
-// the parts to deliver. A static turn's plan is its text. When the store refuses to
-// finish the turn, the answer is kept (in memory) for the next try, which then only
-// stores it: a failing store never costs another model call. A turn no model answered
-// for now fails with retryLater.
+// finisher is a store that finishes a turn with everything it leaves behind in one
+// transaction (mynah.TurnOutcome). Without it a turn's usage, prompt record and plan are
+// committed one by one.
+type finisher interface {
+	FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutcome) ([]mynah.OutPart, error)
+}
+
+// handle answers one turn and finishes it, enqueueing its plan atomically with marking it
+// done — and, with a finisher store, with the usage of its model calls and the record of
+// its prompt: an answered message costs one transaction besides its delivery. It returns
+// the parts to deliver. A static turn's plan is its text. The plan is committed before
+// anything of it is sent, so a crash at any moment after the commit resends exactly
+// these parts, and a crash before it answers the turn anew.
+//
+// When the store refuses to finish the turn, the answer is kept (in memory) for the next
+// try, which then only stores it: a failing store never costs another model call. A turn
+// no model answered for now fails with retryLater.
 func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, error) {
-	parts, kept := r.keptAnswer(t.ID)
+	o, kept := r.keptAnswer(t.ID)
 	if !kept {
 		steps := []step{{kind: mynah.TaskSend, text: t.Static}}
 		if t.Static == "" {
@@ -37,19 +49,46 @@ func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, err
 			case CrewTaken:
 				steps = nil
 			case CrewMember:
-				steps, err = r.answerMember(ctx, &t, ct)
+				steps, err = r.answerMember(ctx, &t, ct, &o)
 			default:
-				steps, err = r.answer(ctx, &t)
+				steps, err = r.answer(ctx, &t, &o)
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
-		parts = r.parts(t, steps)
+		o.Parts = r.parts(t, steps)
 	}
-	stored, err := r.store.FinishTurn(ctx, t.ID, parts)
+	f, ok := r.store.(finisher)
+	if !ok {
+		return r.finishApart(ctx, t, o)
+	}
+	planned, err := f.FinishTurnWith(ctx, t.ID, o)
 	if err != nil {
-		r.keepAnswer(t.ID, parts)
+		r.keepAnswer(t.ID, o)
+		return nil, err
+	}
+	r.forget(t.ID)
+	return planned, nil
+}
+
+// finishApart finishes t on a store without FinishTurnWith: the usage and the prompt
+// record first (a failure is logged: the reply matters more), then the plan.
+func (r *Runner) finishApart(ctx context.Context, t mynah.Turn, o mynah.TurnOutcome) ([]mynah.OutPart, error) {
+	for _, u := range o.Usage {
+		if err := r.store.RecordUsage(ctx, u); err != nil {
+			r.log.Error("recording usage", "err", err)
+		}
+	}
+	if o.Prompt != nil {
+		if err := r.store.RecordPrompt(ctx, *o.Prompt); err != nil {
+			r.log.Error("recording the prompt's composition", "chat", t.Chat, "turn", t.ID, "err", err)
+		}
+	}
+	o.Usage, o.Prompt = nil, nil // recorded: a retry of the finish does not record them again
+	stored, err := r.store.FinishTurn(ctx, t.ID, o.Parts)
+	if err != nil {
+		r.keepAnswer(t.ID, o)
 		return nil, err
 	}
 	r.forget(t.ID)
@@ -69,21 +108,19 @@ func (e retryLater) Error() string {
 
 func (e retryLater) Unwrap() error { return e.err }
 
-// answer asks the model about t and returns its plan. The model may call tools: plan
-// tools add tasks, the agent's other tools (memory, …) run at once and the model is asked
-// again with their results, up to Agent.ToolRounds calls. When no model answers the first
+// answer asks the model about t and returns its plan; the usage of its calls and the
+// record of its prompt go into o. The model may call tools: plan tools add tasks, the
+// agent's other tools (memory, …) run at once and the model is asked again with their
+// results, up to Agent.ToolRounds calls. When no model answers the first
 // call and some failure was retryable, the turn fails with retryLater while
 // Options.RetryWindow lasts; past it, or after a later call fails, the failure becomes
 // the apology (logged) unless the model had planned something already. Store errors are
 // returned, so the turn is retried rather than lost.
 //
 // A preview of the answer that streaming posted is recorded in t.Preview.
-func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
-	if blocked, err := r.store.Blocked(ctx, r.agent.Name, t.Chat); err == nil && blocked {
-		// A new message from the user means they unblocked the bot.
-		if err := r.store.SetBlocked(ctx, r.agent.Name, t.Chat, false); err != nil {
-			return nil, err
-		}
+func (r *Runner) answer(ctx context.Context, t *mynah.Turn, o *mynah.TurnOutcome) ([]step, error) {
+	if err := r.unblock(ctx, t.Chat); err != nil {
+		return nil, err
 	}
 	req, comp, err := r.request(ctx, *t)
 	if err != nil {
@@ -96,13 +133,16 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
 	defer stopTyping()
 	var total mynah.Usage
 	for round := 1; ; round++ {
+		r.waitingModel.Add(1)
+		r.signal() // a lane waiting for the model frees a place for another (see dispatch)
 		resp, u, err := r.call(ctx, req, t)
+		r.waitingModel.Add(-1)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			if memberTurn(ctx) != nil && len(p.steps) == 0 {
-				r.recordPrompt(ctx, *t, comp, total)
+				o.Prompt = r.promptRecord(*t, comp, total)
 				return nil, memberFailed{err} // the crew skips the member; no apology
 			}
 			var failed noAnswer
@@ -122,15 +162,13 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
 			} else {
 				r.log.Error("model call failed", "chat", t.Chat, "turn", t.ID, "round", round, "err", err)
 			}
-			r.recordPrompt(ctx, *t, comp, total)
+			o.Prompt = r.promptRecord(*t, comp, total)
 			if len(p.steps) == 0 {
 				p.addText(apology)
 			}
 			return p.steps, nil
 		}
-		if err := r.store.RecordUsage(ctx, u); err != nil {
-			r.log.Error("recording usage", "err", err)
-		}
+		o.Usage = append(o.Usage, u)
 		total.Agent, total.Chat, total.Model, total.Time = u.Agent, u.Chat, u.Model, u.Time
 		total.InputTokens += u.InputTokens
 		total.OutputTokens += u.OutputTokens
@@ -154,7 +192,7 @@ func (r *Runner) answer(ctx context.Context, t *mynah.Turn) ([]step, error) {
 		}
 		req.Turns = append(req.Turns, llm.Turn{Role: llm.Assistant, Parts: calls}, llm.Turn{Role: llm.ToolRole, Parts: results})
 	}
-	r.recordPrompt(ctx, *t, comp, total)
+	o.Prompt = r.promptRecord(*t, comp, total)
 	if len(p.steps) == 0 {
 		r.log.Warn("model returned an empty answer", "chat", t.Chat, "turn", t.ID)
 	}
@@ -187,6 +225,9 @@ func (r *Runner) call(ctx context.Context, req llm.Request, t *mynah.Turn) (*llm
 		if err == nil {
 			u.InputTokens, u.OutputTokens, u.CachedTokens = resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CachedTokens
 			r.opts.Metrics.ModelCall(nil, u, time.Since(started))
+			if m.Observe != nil {
+				m.Observe(req, u.InputTokens)
+			}
 			return resp, u, nil
 		}
 		r.opts.Metrics.ModelCall(err, u, time.Since(started))
@@ -279,7 +320,7 @@ func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, prompt
 	}
 	req.MaxTokens = r.agent.ReplyTokens
 	req.CacheSystem = true
-	req.Tools = append(PlanTools(r.agent.StickerSets), r.agent.Tools.Specs()...)
+	req.Tools = r.tools // shared, read-only: the same for every turn
 	return req, comp, nil
 }
 
@@ -318,22 +359,19 @@ func (r *Runner) sendTyping(ctx context.Context, chat mynah.ChatID, thread int64
 	}
 }
 
-// recordPrompt keeps what the turn's prompt contained and the model that answered it
-// last (u.Model; the first model when none did), for `mynah context explain`. A failure
-// to record is logged, never fatal: the reply matters more than its explanation.
-func (r *Runner) recordPrompt(ctx context.Context, t mynah.Turn, comp prompt.Composition, u mynah.Usage) {
+// promptRecord is what the turn's prompt contained and the model that answered it last
+// (u.Model; the first model when none did), for `mynah context explain`; nil, logged, when
+// it cannot be encoded: the reply matters more than its explanation.
+func (r *Runner) promptRecord(t mynah.Turn, comp prompt.Composition, u mynah.Usage) *mynah.PromptRecord {
 	model := u.Model
 	if model == "" {
 		model = r.agent.Models[0].Name
 	}
 	data, err := json.Marshal(comp)
-	if err == nil {
-		err = r.store.RecordPrompt(ctx, mynah.PromptRecord{
-			Agent: r.agent.Name, Chat: t.Chat, Turn: t.ID, Model: model,
-			Composition: data, Usage: u, Time: r.opts.Now(),
-		})
-	}
 	if err != nil {
 		r.log.Error("recording the prompt's composition", "chat", t.Chat, "turn", t.ID, "err", err)
+		return nil
 	}
+	return &mynah.PromptRecord{Agent: r.agent.Name, Chat: t.Chat, Turn: t.ID, Model: model,
+		Composition: data, Usage: u, Time: r.opts.Now()}
 }

@@ -96,7 +96,8 @@ func (db *DB) ApprovePairing(ctx context.Context, code string, now time.Time, we
 		if _, err := tx.exec(ctx, db.stmts.ensureChat, p.Agent, chat, string(mynah.ChatPrivate), "", p.User.Username, 0, now.UnixMilli()); err != nil {
 			return err
 		}
-		return db.insertTurnTx(ctx, tx, p.Agent, mynah.Turn{Chat: mynah.ChatID(chat), Static: welcome, Created: now})
+		_, err = db.insertTurnTx(ctx, tx, p.Agent, mynah.Turn{Chat: mynah.ChatID(chat), Static: welcome, Created: now})
+		return err
 	})
 	if err != nil {
 		return mynah.Pairing{}, fail(ctx, err, "approve pairing code %s", code)

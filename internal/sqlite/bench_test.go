@@ -150,3 +150,32 @@ func BenchmarkPendingTurns(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpenNew opens a new database, which applies every migration: what a first
+// start costs before mynah reaches Telegram.
+func BenchmarkOpenNew(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		db, err := Open(b.Context(), fmt.Sprintf("%s/%d.db", b.TempDir(), i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		db.Close()
+	}
+}
+
+// BenchmarkOpenExisting opens a database whose schema is current: what a restart costs.
+func BenchmarkOpenExisting(b *testing.B) {
+	path := b.TempDir() + "/m.db"
+	db, err := Open(b.Context(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.Close()
+	for b.Loop() {
+		db, err := Open(b.Context(), path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		db.Close()
+	}
+}

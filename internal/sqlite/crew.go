@@ -168,12 +168,11 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 			if _, err := tx.exec(ctx, db.stmts.ensureChat, t.Agent, int64(t.Chat), "", "", "", 0, now.UnixMilli()); err != nil {
 				return err
 			}
-			if err := db.insertTurnTx(ctx, tx, t.Agent, t); err != nil {
+			id, err := db.insertTurnTx(ctx, tx, t.Agent, t)
+			if err != nil {
 				return err
 			}
-			if err := tx.QueryRowContext(ctx, queryLastRowID).Scan(&s.Turn); err != nil {
-				return err
-			}
+			s.Turn = id
 			s.Outcome = ""
 		}
 		lists := make([]string, 3)

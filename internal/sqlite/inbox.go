@@ -42,7 +42,8 @@ const (
 //     in.Message.ID: later prompts there include only messages after the reset command.
 //     Started is the message's time, or now.
 //   - in.Turn is queued for agent in the chat (Turn.Chat 0 means the intake's chat;
-//     Created 0 means now); its assigned id is not returned.
+//     Created 0 means now). Once committed, *in.Turn is the turn as queued: its ID,
+//     Agent, Chat and Created set.
 //
 // An invalid intake (a message, reset or turn without a chat, a reset or edit without a
 // message) is an error and changes nothing.
@@ -54,7 +55,10 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 	if err := validateIntake(agent, chat.ID, in); err != nil {
 		return false, fmt.Errorf("sqlite: accept update %d of %s: %w", updateID, agent, err)
 	}
-	var accepted bool
+	var (
+		accepted bool
+		queued   mynah.Turn // in.Turn as queued
+	)
 	err := db.inTx(ctx, func(tx *txn) error {
 		now := db.now()
 		res, err := tx.exec(ctx, db.stmts.insertUpdate, agent, updateID, now.UnixMilli())
@@ -111,9 +115,9 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 					return err
 				}
 			}
-			turn := *t
-			turn.Chat = tc
-			if err := db.insertTurnTx(ctx, tx, agent, turn); err != nil {
+			queued = *t
+			queued.Agent, queued.Chat, queued.Created = agent, tc, orNow(t.Created, db.now)
+			if queued.ID, err = db.insertTurnTx(ctx, tx, agent, queued); err != nil {
 				return err
 			}
 		}
@@ -121,6 +125,9 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 	})
 	if err != nil {
 		return false, fail(ctx, err, "accept update %d of %s", updateID, agent)
+	}
+	if queued.ID != 0 {
+		*in.Turn = queued
 	}
 	return accepted, nil
 }

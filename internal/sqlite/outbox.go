@@ -119,38 +119,44 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 		return fmt.Errorf("sqlite: mark part %d sent: message has no id", partID)
 	}
 	err := db.settle(ctx, partID, func(tx *txn, agent string, chat mynah.ChatID, thread int64) error {
-		now := db.now()
-		if _, err := tx.exec(ctx, db.stmts.markSent, now.UnixMilli(), int64(sent.ID), partID); err != nil {
-			return err
-		}
-		m := sent
-		m.Agent, m.Outgoing, m.Time = agent, true, orNow(m.Time, db.now)
-		if m.Chat.ID == 0 {
-			m.Chat.ID = chat
-		}
-		if m.ThreadID == 0 {
-			m.ThreadID = thread
-		}
-		c := m.Chat
-		if _, err := tx.exec(ctx, db.stmts.ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
-			boolInt(c.IsForum), now.UnixMilli()); err != nil {
-			return err
-		}
-		var err error
-		if !m.Edited.IsZero() { // the part edited a message the agent sent before
-			err = db.editMessage(ctx, tx, agent, c.ID, &m)
-		} else {
-			_, err = db.storeMessage(ctx, tx, agent, c.ID, &m)
-		}
-		if err != nil {
-			return err
-		}
-		return db.shareSent(ctx, tx, agent, &m) // crew.go: the other members of its crews see it
+		return db.markSentTx(ctx, tx, partID, agent, chat, thread, sent)
 	})
 	if err != nil {
 		return fail(ctx, err, "mark part %d sent", partID)
 	}
 	return nil
+}
+
+// markSentTx records the pending part partID, of agent in chat and thread, as sent as
+// message sent, and stores sent as the agent's outgoing message (see MarkSent).
+func (db *DB) markSentTx(ctx context.Context, tx *txn, partID int64, agent string, chat mynah.ChatID, thread int64, sent mynah.Message) error {
+	now := db.now()
+	if _, err := tx.exec(ctx, db.stmts.markSent, now.UnixMilli(), int64(sent.ID), partID); err != nil {
+		return err
+	}
+	m := sent
+	m.Agent, m.Outgoing, m.Time = agent, true, orNow(m.Time, db.now)
+	if m.Chat.ID == 0 {
+		m.Chat.ID = chat
+	}
+	if m.ThreadID == 0 {
+		m.ThreadID = thread
+	}
+	c := m.Chat
+	if _, err := tx.exec(ctx, db.stmts.ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
+		boolInt(c.IsForum), now.UnixMilli()); err != nil {
+		return err
+	}
+	var err error
+	if !m.Edited.IsZero() { // the part edited a message the agent sent before
+		err = db.editMessage(ctx, tx, agent, c.ID, &m)
+	} else {
+		_, err = db.storeMessage(ctx, tx, agent, c.ID, &m)
+	}
+	if err != nil {
+		return err
+	}
+	return db.shareSent(ctx, tx, agent, &m) // crew.go: the other members of its crews see it
 }
 
 // MarkFailed records that the part will never be delivered, with reason for operators;

@@ -33,6 +33,7 @@ type stmts struct {
 	insertSearchDoc, setIndexedThrough                              *sql.Stmt
 	insertFact, queryFactNorm, countFactsTx, evictFacts, deleteFact *sql.Stmt
 	deleteAllFacts, queryRemoval, insertRemoval, shareFact          *sql.Stmt
+	savepoint, releaseSavepoint, rollbackToSave                     *sql.Stmt // group commit (commit.go)
 	// On the reader pool.
 	message, history, historyThread, pendingTurns, pendingParts *sql.Stmt
 	chat, session, blocked, promptForReply                      *sql.Stmt
@@ -72,6 +73,9 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		on    *sql.DB
 		query string
 	}{
+		{&s.savepoint, write, savepoint},
+		{&s.releaseSavepoint, write, releaseSavepoint},
+		{&s.rollbackToSave, write, rollbackToSave},
 		{&s.insertUpdate, write, insertUpdate},
 		{&s.upsertChat, write, upsertChat},
 		{&s.upsertUser, write, upsertUser},

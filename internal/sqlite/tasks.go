@@ -127,7 +127,8 @@ func (db *DB) MarkDone(ctx context.Context, partID int64, then *mynah.Turn) erro
 		if t.Chat == 0 {
 			t.Chat, t.ThreadID = chat, thread
 		}
-		return db.insertTurnTx(ctx, tx, agent, t)
+		_, err := db.insertTurnTx(ctx, tx, agent, t)
+		return err
 	})
 	if err != nil {
 		return fail(ctx, err, "mark part %d done", partID)
@@ -157,16 +158,19 @@ func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Ti
 	return fromMillis(due), nil
 }
 
-// insertTurnTx queues t for agent inside tx.
-func (db *DB) insertTurnTx(ctx context.Context, tx *txn, agent string, t mynah.Turn) error {
+// insertTurnTx queues t for agent inside tx and returns the turn's id.
+func (db *DB) insertTurnTx(ctx context.Context, tx *txn, agent string, t mynah.Turn) (int64, error) {
 	buttons, err := buttonsColumn(t.Buttons)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, err = tx.exec(ctx, db.stmts.insertTurn, agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
+	res, err := tx.exec(ctx, db.stmts.insertTurn, agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
 		int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
 		buttons, int64(t.Edit), notBeforeMillis(t.Due))
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // SetPreview records msg as the message previewing the turn's answer.

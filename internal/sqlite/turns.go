@@ -73,8 +73,18 @@ func (db *DB) PendingTurns(ctx context.Context, agent string, now time.Time, lim
 // parts. An invalid part is an error and changes nothing; an unknown turn is an error
 // wrapping mynah.ErrNotFound.
 func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPart) ([]mynah.OutPart, error) {
+	return db.FinishTurnWith(ctx, turnID, mynah.TurnOutcome{Parts: parts})
+}
+
+// FinishTurnWith finishes the turn as FinishTurn does with o.Parts and, in the same
+// transaction, records o.Usage (as RecordUsage) and o.Prompt (as RecordPrompt, its Turn
+// set to turnID). On a finished turn nothing is enqueued or recorded again, and the
+// stored parts are returned as FinishTurn returns them.
+func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutcome) ([]mynah.OutPart, error) {
+	parts := o.Parts
 	var out []mynah.OutPart
 	err := db.inTx(ctx, func(tx *txn) error {
+		out = out[:0]
 		var (
 			agent        string
 			chat, thread int64
@@ -90,9 +100,12 @@ func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPar
 			if _, err := tx.exec(ctx, db.stmts.finishTurn, db.now().UnixMilli(), turnID); err != nil {
 				return err
 			}
+			if err := db.recordOutcome(ctx, tx, turnID, agent, o); err != nil {
+				return err
+			}
 		}
-		for _, p := range parts {
-			if slices.ContainsFunc(out, func(o mynah.OutPart) bool { return o.Key == p.Key }) {
+		for i, p := range parts {
+			if i > 0 && slices.ContainsFunc(parts[:i], func(o mynah.OutPart) bool { return o.Key == p.Key }) {
 				continue
 			}
 			var (
@@ -118,6 +131,24 @@ func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPar
 		return nil, fail(ctx, err, "finish turn %d", turnID)
 	}
 	return out, nil
+}
+
+// recordOutcome records the usage and the prompt record of a turn being finished.
+func (db *DB) recordOutcome(ctx context.Context, tx *txn, turnID int64, agent string, o mynah.TurnOutcome) error {
+	for _, u := range o.Usage {
+		if _, err := tx.exec(ctx, db.stmts.insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
+			u.CachedTokens, orNow(u.Time, db.now).UnixMilli()); err != nil {
+			return err
+		}
+	}
+	if rec := o.Prompt; rec != nil {
+		u := rec.Usage
+		if _, err := tx.exec(ctx, db.stmts.upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
+			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, orNow(rec.Time, db.now).UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkParts reports the first part that cannot be enqueued for a turn of agent.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -114,5 +115,61 @@ func testFinishTurnReturnsStored(t *testing.T, b Backend) {
 	}
 	if diff := cmp.Diff(pendingParts(t, s, agentA, 10), got, cmpOpts); diff != "" {
 		t.Errorf("PendingParts (-got +want):\n%s", diff)
+	}
+}
+
+// finisher is the optional one-transaction finish (see mynah.TurnOutcome).
+type finisher interface {
+	FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutcome) ([]mynah.OutPart, error)
+}
+
+// testFinishTurnWith: a store that finishes a turn with its whole outcome enqueues the
+// parts as FinishTurn does and records the prompt (found by the reply once sent);
+// finishing again (a retry whose answer was lost) records nothing twice. Skipped for a
+// store without FinishTurnWith.
+func testFinishTurnWith(t *testing.T, b Backend) {
+	s := b.Open(t)
+	f, ok := s.(finisher)
+	if !ok {
+		t.Skip("the store has no FinishTurnWith")
+	}
+	turn := queueTurns(t, s, agentA, group, 10)[0]
+	parts := []mynah.OutPart{part(turn, 0, "one"), part(turn, 1, "two")}
+	comp := []byte(`{"tokens":42}`)
+	o := mynah.TurnOutcome{
+		Parts:  parts,
+		Usage:  []mynah.Usage{{Agent: agentA, Chat: group.ID, Model: "openai/m", InputTokens: 42, OutputTokens: 2, Time: at(11)}},
+		Prompt: &mynah.PromptRecord{Agent: agentA, Chat: group.ID, Turn: turn.ID, Model: "openai/m", Composition: comp, Time: at(11)},
+	}
+	got, err := f.FinishTurnWith(t.Context(), turn.ID, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, parts, cmpOpts, ignorePartID); diff != "" {
+		t.Errorf("FinishTurnWith returned (-got +want):\n%s", diff)
+	}
+	if diff := cmp.Diff(pendingParts(t, s, agentA, 10), got, cmpOpts); diff != "" {
+		t.Errorf("PendingParts after FinishTurnWith (-got +want):\n%s", diff)
+	}
+	if got := pendingTurns(t, s, agentA, 10); len(got) != 0 {
+		t.Errorf("PendingTurns after FinishTurnWith = %+v, want none", got)
+	}
+	again, err := f.FinishTurnWith(t.Context(), turn.ID, mynah.TurnOutcome{Parts: parts,
+		Prompt: &mynah.PromptRecord{Agent: agentA, Chat: group.ID, Turn: turn.ID, Model: "openai/other", Composition: []byte(`{}`)}})
+	if err != nil {
+		t.Fatalf("finishing again: %v", err)
+	}
+	if diff := cmp.Diff(again, got, cmpOpts); diff != "" {
+		t.Errorf("finishing again returned (-got +want):\n%s", diff)
+	}
+	if err := s.MarkSent(t.Context(), got[0].ID, mynah.Message{Chat: group, ID: 11, Sender: bot, Time: at(11), Text: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.PromptForReply(t.Context(), agentA, group.ID, 11)
+	if err != nil {
+		t.Fatalf("PromptForReply: %v", err)
+	}
+	if rec.Turn != turn.ID || rec.Model != "openai/m" || string(rec.Composition) != string(comp) {
+		t.Errorf("prompt record = turn %d, %s, %s; want turn %d, openai/m, %s (the first finish's)", rec.Turn, rec.Model, rec.Composition, turn.ID, comp)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -267,5 +268,29 @@ func testReset(t *testing.T, b Backend) {
 	}
 	if got, err := s.Session(ctx, agentA, dm.ID, 0); err != nil || got.Start != 0 {
 		t.Errorf("Session of another chat = %+v, %v; want Start 0", got, err)
+	}
+}
+
+// testAcceptReturnsTurn: the turn an intake queues comes back filled in as stored, its id
+// that of the pending turn, so the runtime can be told of it without reading the queue;
+// a replayed message queues nothing and its turn keeps no id.
+func testAcceptReturnsTurn(t *testing.T, b Backend) {
+	s := b.Open(t)
+	turn := &mynah.Turn{Target: 1, ReplyTo: 1}
+	accept(t, s, agentA, 1, mynah.Intake{Chat: dm, Message: message(dm, 1, "hello"), Turn: turn})
+	pending := pendingTurns(t, s, agentA, 10)
+	if len(pending) != 1 {
+		t.Fatalf("PendingTurns = %+v, want one", pending)
+	}
+	if diff := cmp.Diff(*turn, pending[0], cmpOpts, cmpopts.IgnoreFields(mynah.Turn{}, "Created")); diff != "" {
+		t.Errorf("the accepted turn (-got +want):\n%s", diff)
+	}
+	if turn.ID == 0 || turn.Created.IsZero() {
+		t.Errorf("the accepted turn has id %d and created %v, want both set", turn.ID, turn.Created)
+	}
+	replay := &mynah.Turn{Target: 1, ReplyTo: 1}
+	accept(t, s, agentA, 2, mynah.Intake{Chat: dm, Message: message(dm, 1, "hello"), Turn: replay})
+	if replay.ID != 0 {
+		t.Errorf("a replayed message's turn got id %d; it queued nothing", replay.ID)
 	}
 }

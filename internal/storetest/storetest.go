@@ -55,6 +55,7 @@ func Run(t *testing.T, b Backend) {
 			{"Edit", testEdit},
 			{"EditOfUnknownMessage", testEditUnknown},
 			{"Reset", testReset},
+			{"AcceptReturnsTurn", testAcceptReturnsTurn},
 			{"CanceledContext", testCanceledContext},
 		}},
 		{"Messages", []test{
@@ -76,6 +77,7 @@ func Run(t *testing.T, b Backend) {
 			{"FinishTurnReturnsParts", testFinishTurnReturnsParts},
 			{"FinishTurnReturnsPending", testFinishTurnReturnsPending},
 			{"FinishTurnReturnsStored", testFinishTurnReturnsStored},
+			{"FinishTurnWith", testFinishTurnWith},
 			{"SetPreview", testSetPreview},
 		}},
 		{"Outbox", []test{

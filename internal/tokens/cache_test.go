@@ -34,7 +34,7 @@ func TestCachedRemembersAndStaysBounded(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		c.Count(fmt.Sprintf("another message, number %04d", i))
 	}
-	if n := len(c.cur) + len(c.old); n > 20 {
+	if n := len(c.gen.cur) + len(c.gen.old); n > 20 {
 		t.Errorf("cache holds %d entries, want at most 2×10", n)
 	}
 	exact := For("openai", "gpt-4o")

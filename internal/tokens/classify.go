@@ -21,6 +21,21 @@ const (
 
 func (c class) letter() bool { return c == latin || c == cyrillic || c == otherLetter }
 
+// group is the script group (Split) whose cost a rune of class c adds to.
+func (c class) group() int {
+	switch c {
+	case latin:
+		return Latin
+	case cyrillic:
+		return Cyrillic
+	case cjk:
+		return CJK
+	case otherLetter:
+		return OtherLetters
+	}
+	return Common
+}
+
 // classify returns the class of r. Scripts are told apart because o200k's vocabulary
 // covers them unevenly; everything that is not a letter, digit, space or emoji is punct.
 func classify(r rune) class {

@@ -26,6 +26,37 @@ func Estimate(text string) int {
 	if text == "" {
 		return 0
 	}
+	c := Split(text)
+	return max(1, (c.Sum()+500)/1000)
+}
+
+// Script groups: the parts of a text Split costs apart, because a provider's tokenizer
+// may cost each differently from o200k_base (see Calibration).
+const (
+	Latin        = iota // Latin letters
+	Cyrillic            // Cyrillic letters
+	CJK                 // Han, kana, Hangul
+	OtherLetters        // Greek, Arabic, Hebrew, Indic, Thai, …
+	Common              // digits, spaces, line breaks, punctuation, emoji
+	Groups              // the number of groups
+)
+
+// Costs is Estimate's cost of a text by script group, in thousandths of a token.
+type Costs [Groups]int
+
+// Sum is the whole cost, in thousandths of a token.
+func (c Costs) Sum() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// Split returns Estimate's cost of text by script group, in thousandths of a token: the
+// letters of each script with what they cost, and everything else under Common. It does
+// not allocate and is safe for concurrent use.
+func Split(text string) Costs {
 	var s scan
 	for i, r := range text {
 		if r == utf8.RuneError && !validAt(text, i) {
@@ -33,7 +64,7 @@ func Estimate(text string) int {
 		}
 		s.add(r)
 	}
-	return max(1, (s.milli+500)/1000)
+	return s.costs
 }
 
 // Costs in thousandths of a token, measured on the fixtures against o200k_base.
@@ -65,7 +96,7 @@ const (
 // scan is the state of an estimate: the cost so far and just enough of the text before the
 // current rune to cost it. The cost of a rune depends on it and the runes before it only.
 type scan struct {
-	milli   int
+	costs   Costs
 	prev    class // class of the previous rune, with marks folded into what they follow
 	run     int   // length of the run of prev ending at the previous rune
 	before  class // class of the rune before that run
@@ -90,13 +121,13 @@ func (s *scan) add(r rune) {
 		s.apos = false
 		if c.letter() {
 			// A contraction: its suffix is usually merged into the word before it.
-			s.milli += contraction
+			s.costs[c.group()] += contraction
 			s.prev, s.run, s.before, s.word = c, 1, c, 1
 		} else {
-			s.milli += punctStart
+			s.costs[Common] += punctStart
 		}
 	}
-	s.milli += s.charge(c, r)
+	s.costs[c.group()] += s.charge(c, r)
 	if c == s.prev {
 		s.run++
 	} else {

@@ -79,17 +79,12 @@ func (m *Model) params(req llm.Request) (openai.ChatCompletionNewParams, error) 
 			p.Messages = append(p.Messages, openai.UserMessage(joined))
 		}
 	}
-	for _, tool := range req.Tools {
-		fd := shared.FunctionDefinitionParam{Name: tool.Name}
-		if tool.Description != "" {
-			fd.Description = openai.String(tool.Description)
+	if len(req.Tools) > 0 {
+		tools, err := m.tools.get(req.Tools)
+		if err != nil {
+			return p, err
 		}
-		if len(tool.Parameters) > 0 {
-			if err := json.Unmarshal(tool.Parameters, &fd.Parameters); err != nil {
-				return p, fmt.Errorf("openai: tool %s: parameters: %w", tool.Name, err)
-			}
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
+		p.Tools = tools
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens == 0 {

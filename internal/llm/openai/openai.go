@@ -33,6 +33,7 @@ type Model struct {
 	svc    openai.ChatCompletionService
 	cfg    Config
 	custom bool // BaseURL is not OpenAI's own: send max_tokens, which every clone knows
+	tools  *toolCache
 }
 
 var _ llm.Model = (*Model)(nil)
@@ -46,7 +47,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, err
 	}
 	cfg.BaseURL, cfg.HTTPClient = u.String(), hc
-	m := &Model{cfg: cfg, custom: u.Host != "api.openai.com"}
+	m := &Model{cfg: cfg, custom: u.Host != "api.openai.com", tools: &toolCache{}}
 	// NewChatCompletionService, unlike NewClient, does not read the environment.
 	m.svc = openai.NewChatCompletionService(m.options()...)
 	return m, nil
