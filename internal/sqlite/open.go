@@ -45,6 +45,7 @@ type DB struct {
 	stmts *stmts
 	now   func() time.Time
 	lock  *os.File // held by OpenExclusive until Close; nil after Open
+	terms termCounts
 
 	closeOnce sync.Once
 	closeErr  error
