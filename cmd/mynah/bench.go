@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
@@ -31,6 +32,8 @@ func benchCommand() *cobra.Command {
 type benchMemoryFlags struct {
 	LoCoMo string
 	K      string
+	Half   string
+	Ablate []string
 	JSON   bool
 }
 
@@ -45,7 +48,11 @@ Each conversation is imported into its own chat of a throwaway database, through
 "mynah import" takes (session dates as message times, speakers as senders), and every
 question is searched the way the agent searches its memory. Turn recall@k is the share of
 a question's evidence turns among the top k results, averaged over questions; session
-recall@k counts a session when any of its turns is retrieved.`,
+recall@k counts a session when any of its turns is retrieved.
+
+Ranking features are tuned on one half of the conversations and kept only when they help
+the other: --half A or B measures one half, and --ablate turns features off (all: plain
+BM25) to measure what each adds there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.LoCoMo == "" {
@@ -55,11 +62,25 @@ recall@k counts a session when any of its turns is retrieved.`,
 			if err != nil {
 				return usageError{err}
 			}
-			return benchMemory(cmd.Context(), f, ks, cmd.OutOrStdout())
+			f.Half = strings.ToUpper(f.Half)
+			if f.Half != "" && !slices.Contains(locomo.Halves, f.Half) {
+				return usageError{fmt.Errorf("--half %q: want A or B", f.Half)}
+			}
+			opts, err := memory.Ablate(memory.DefaultOptions(), f.Ablate...)
+			if err != nil {
+				return usageError{fmt.Errorf("--ablate: %w", err)}
+			}
+			return benchMemory(cmd.Context(), f, ks, opts, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&f.LoCoMo, "locomo", "", "path of locomo10.json")
 	cmd.Flags().StringVar(&f.K, "k", "5,10,20", "cut-offs, comma-separated")
+	cmd.Flags().StringVar(&f.Half, "half", "", "measure half A (conversations 1-5) or B (6-10) only")
+	var names []string
+	for _, ft := range memory.Features() {
+		names = append(names, ft.Name)
+	}
+	cmd.Flags().StringSliceVar(&f.Ablate, "ablate", nil, "ranking features to turn off, comma-separated: all (plain BM25) or "+strings.Join(names, ", "))
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
 	return cmd
 }
@@ -79,7 +100,7 @@ func parseKs(s string) ([]int, error) {
 	return ks, nil
 }
 
-func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer) error {
+func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.Options, w io.Writer) error {
 	file, err := os.Open(f.LoCoMo)
 	if err != nil {
 		return err
@@ -99,15 +120,18 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer)
 		return err
 	}
 	defer db.Close()
-	rep, err := locomo.Run(ctx, db, convs, ks)
+	rep, err := locomo.RunWith(ctx, db, convs, ks, opts, f.Half)
 	if err != nil {
 		return err
 	}
-	turns := 0
-	for _, c := range convs {
-		turns += len(c.Turns)
+	n, turns := 0, 0
+	for i, c := range convs {
+		if locomo.InHalf(f.Half, i, len(convs)) {
+			n++
+			turns += len(c.Turns)
+		}
 	}
-	return writeBench(w, f.JSON, len(convs), turns, rep)
+	return writeBench(w, f.JSON, n, turns, rep)
 }
 
 // benchRow is one line of the results: a set of questions and its recall at each k.

@@ -20,11 +20,12 @@ import (
 
 type memorySearchFlags struct {
 	agentFlags
-	Chat  int64
-	User  int64
-	Query string
-	K     int
-	JSON  bool
+	Chat    int64
+	User    int64
+	Queries []string
+	At      string
+	K       int
+	JSON    bool
 }
 
 func memorySearchCommand() *cobra.Command {
@@ -34,19 +35,34 @@ func memorySearchCommand() *cobra.Command {
 		Short: "Search an agent's memory as the agent does",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if strings.TrimSpace(f.Query) == "" {
+			var queries []string
+			for _, q := range f.Queries {
+				if q = strings.TrimSpace(q); q != "" {
+					queries = append(queries, q)
+				}
+			}
+			if len(queries) == 0 {
 				return usageError{errors.New("--query is required")}
 			}
+			if len(queries) > memory.MaxQueries {
+				return usageError{fmt.Errorf("%d queries: at most %d at once", len(queries), memory.MaxQueries)}
+			}
+			f.Queries = queries
 			if f.K <= 0 {
 				return usageError{fmt.Errorf("--k %d: want a positive number", f.K)}
 			}
-			return memorySearch(cmd.Context(), f, cmd.OutOrStdout())
+			at, err := parseAt(f.At)
+			if err != nil {
+				return usageError{err}
+			}
+			return memorySearch(cmd.Context(), f, at, cmd.OutOrStdout())
 		},
 	}
 	f.register(cmd, "agent (default: the first)")
 	cmd.Flags().Int64Var(&f.Chat, "chat", 0, "only this chat (default: every chat)")
 	cmd.Flags().Int64Var(&f.User, "user", 0, "only what this user said")
-	cmd.Flags().StringVarP(&f.Query, "query", "q", "", "what to look for, in plain words")
+	cmd.Flags().StringArrayVarP(&f.Queries, "query", "q", nil, "what to look for, in plain words; several --query are searched at once, results merged")
+	cmd.Flags().StringVar(&f.At, "at", "", `when the question is asked, for times in it ("last week"): 2024-05-01, "2024-05-01 18:30" or RFC 3339 (default: now)`)
 	cmd.Flags().IntVarP(&f.K, "k", "k", 10, "number of results")
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print a JSON array")
 	return cmd
@@ -63,9 +79,26 @@ type searchItem struct {
 	Snippet   string      `json:"snippet"`
 	Source    string      `json:"source"`
 	Sender    string      `json:"sender,omitempty"`
+	// Said is when the message was said, in the agent's time zone, and how long before
+	// the question ("Tue 7 May 2024 18:30, 8 days ago").
+	Said string `json:"said,omitempty"`
 }
 
-func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
+// parseAt reads --at: a date, a date and time (in the local time zone), or RFC 3339; ""
+// is the zero time (now).
+func parseAt(s string) (time.Time, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.DateOnly} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--at %q: want 2024-05-01, \"2024-05-01 18:30\" or RFC 3339", s)
+}
+
+func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w io.Writer) error {
 	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
 		return err
@@ -79,9 +112,13 @@ func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := mem.Search(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), Text: f.Query, K: f.K})
+	res, err := mem.SearchMany(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), K: f.K, Now: at}, f.Queries)
 	if err != nil {
 		return err
+	}
+	now := at
+	if now.IsZero() {
+		now = time.Now()
 	}
 	items := make([]searchItem, len(res))
 	for i, r := range res {
@@ -89,6 +126,9 @@ func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
 		if !r.Time.IsZero() {
 			t := r.Time
 			items[i].Time = &t
+			if r.Kind == memory.KindMessage {
+				items[i].Said = memory.SaidAt(t, now, mem.Location())
+			}
 		}
 		if r.Message != nil {
 			items[i].Sender = r.Message.Sender.Name()
@@ -105,9 +145,9 @@ func memorySearch(ctx context.Context, f memorySearchFlags, w io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, it := range items {
-		when := ""
-		if it.Time != nil {
-			when = it.Time.Format("2006-01-02 15:04")
+		when := it.Said
+		if when == "" && it.Time != nil {
+			when = it.Time.In(mem.Location()).Format("Mon 2 Jan 2006 15:04")
 		}
 		text := it.Snippet
 		if it.Sender != "" {

@@ -52,7 +52,7 @@ func (s *Searcher) smooth(cands []*candidate) {
 	}
 	gap := mynah.MessageID(s.opts.NeighbourGap)
 	for _, c := range cands {
-		share := s.opts.NeighbourWeight * max(0, 1-float64(bodyWords(&c.msg))/float64(s.opts.ContextWords))
+		share := s.opts.NeighbourWeight * max(0, 1-float64(c.bodyWords())/float64(s.opts.ContextWords))
 		if share == 0 {
 			continue
 		}
@@ -74,7 +74,7 @@ func (s *Searcher) weighLength(cands []*candidate) {
 		return
 	}
 	for _, c := range cands {
-		n := float64(bodyWords(&c.msg))
+		n := float64(c.bodyWords())
 		c.score *= n / (n + s.opts.LengthPrior)
 	}
 }
@@ -280,7 +280,7 @@ type Feature struct {
 // plain BM25 over what messages say.
 func Features() []Feature {
 	return []Feature{
-		{"context", "a match in who said a message and when (name, month, year) counts", func(o *Options) { o.ContextWeight = 0 }},
+		{"context", "a match in the name of who said a message counts", func(o *Options) { o.ContextWeight = 0 }},
 		{"previous", "a match in the conversation before a short message counts", func(o *Options) { o.PreviousWeight = 0 }},
 		{"speaker", "the words of a person the query names come first", func(o *Options) { o.SpeakerBoost = 0 }},
 		{"length", "the shortest messages (\"see you!\") weigh less", func(o *Options) { o.LengthPrior = 0 }},

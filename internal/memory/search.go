@@ -71,8 +71,8 @@ type History interface {
 type Options struct {
 	// Pool is how many keyword candidates are ranked; 0 means 100.
 	Pool int
-	// ContextWeight weighs a match in who said a message and when (sender's name, month,
-	// year) against one in its text (1).
+	// ContextWeight weighs a match in who said a message (the sender's names) against one
+	// in its text (1): "what did Alice say…" finds Alice's messages even in other words.
 	ContextWeight float64
 	// PreviousWeight weighs a match in the conversation just before a message (what it
 	// replies to, the messages before it): an answer shares few words with the question
@@ -175,6 +175,15 @@ func (s *Searcher) Location() *time.Location { return s.loc }
 type candidate struct {
 	msg   mynah.Message
 	score float64
+	words int // bodyWords of msg, counted on first use; 0: not yet
+}
+
+// bodyWords is bodyWords(&c.msg), counted once.
+func (c *candidate) bodyWords() int {
+	if c.words == 0 {
+		c.words = bodyWords(&c.msg) + 1
+	}
+	return c.words - 1
 }
 
 func messageKey(chat mynah.ChatID, id mynah.MessageID) string {

@@ -33,9 +33,10 @@ type TimeQuery struct {
 	// answer than one that does not.
 	When bool
 	// Text is the query without the words that named Span: "what did we cook last week"
-	// becomes "what did we cook", so that "last" and "week" are not searched for. The
-	// month names and years of a time the query is in ("in March 2023") stay, since a
-	// message's month and year are searchable; those of a bound ("before March") go.
+	// becomes "what did we cook", so that "last" and "week" are not searched for, nor
+	// "March" and "2023" of "in March 2023": messages said then are preferred by their
+	// time, and a month or a year is in the index entry of every message said in it, so
+	// searching for one ranks every message of that month in the database.
 	Text string
 }
 
@@ -49,7 +50,7 @@ type TimeQuery struct {
 func ParseTime(query string, now time.Time) TimeQuery {
 	toks := timeTokens(query)
 	tq := TimeQuery{Text: query}
-	var cut []timeCut
+	var cut [][2]int // bytes of query to drop
 	var spans []Span
 	for i := 0; i < len(toks); {
 		bound, bi := "", i
@@ -61,7 +62,7 @@ func ParseTime(query string, now time.Time) TimeQuery {
 			if a, n := spanAt(toks, bi, now); n > 0 && bi+n < len(toks) && toks[bi+n].w == "and" {
 				if b, m := spanAt(toks, bi+n+1, now); m > 0 {
 					spans = append(spans, Span{From: a.From, To: b.To})
-					cut = append(cut, timeCut{start: toks[i].start, end: toks[bi+n+m].end})
+					cut = append(cut, [2]int{toks[i].start, toks[bi+n+m].end})
 					i = bi + n + 1 + m
 					continue
 				}
@@ -90,11 +91,7 @@ func ParseTime(query string, now time.Time) TimeQuery {
 			sp = Span{From: sp.From}
 		}
 		spans = append(spans, sp)
-		c := timeCut{start: start, end: toks[bi+n-1].end}
-		if bound == "" {
-			c.keep = calendarWords(toks[bi : bi+n])
-		}
-		cut = append(cut, c)
+		cut = append(cut, [2]int{start, toks[bi+n-1].end})
 		i = bi + n
 	}
 	if len(spans) > 0 {
@@ -102,14 +99,11 @@ func ParseTime(query string, now time.Time) TimeQuery {
 		var b strings.Builder
 		last := 0
 		for _, c := range cut {
-			if c.start < last {
+			if c[0] < last {
 				continue
 			}
-			b.WriteString(query[last:c.start])
-			if c.keep != "" {
-				b.WriteString(" " + c.keep + " ")
-			}
-			last = c.end
+			b.WriteString(query[last:c[0]])
+			last = c[1]
 		}
 		b.WriteString(query[last:])
 		tq.Text = strings.Join(strings.Fields(b.String()), " ")
@@ -138,30 +132,6 @@ func ParseTime(query string, now time.Time) TimeQuery {
 		}
 	}
 	return tq
-}
-
-// timeCut is a time expression to take out of a query: bytes start to end, replaced
-// by keep.
-type timeCut struct {
-	start, end int
-	keep       string
-}
-
-// calendarWords returns the month names and years of an expression ("March", "8 May
-// 2023" gives "May 2023"): a message's month and year are searchable (the index's
-// context column), so a query naming a month finds messages of that month by its words
-// too. Other words of a time ("last week", "on Monday") would only find messages that
-// happen to say them.
-func calendarWords(toks []timeToken) string {
-	var keep []string
-	for _, t := range toks {
-		if _, ok := months[t.w]; ok {
-			keep = append(keep, t.w)
-		} else if _, n := year(t.w); n == 1 {
-			keep = append(keep, t.w)
-		}
-	}
-	return strings.Join(keep, " ")
 }
 
 // hull is the least span that covers spans.

@@ -44,17 +44,25 @@ func (db *DB) IndexPending(ctx context.Context) (int, error) {
 // messages indexed so far of total that were waiting when it started (progress may be
 // nil). An import calls it, so that no search after it waits for the backlog.
 func (db *DB) IndexPendingFunc(ctx context.Context, progress func(done, total int)) (int, error) {
+	n, _, err := db.indexPending(ctx, progress)
+	return n, err
+}
+
+// indexPending is IndexPendingFunc that also returns the rowid of messages the index
+// holds through once it has caught up: a mark that grows by at least one for every
+// message indexed since.
+func (db *DB) indexPending(ctx context.Context, progress func(done, total int)) (int, int64, error) {
 	total, waiting := 0, -1
 	for {
 		var through, last int64
 		if err := db.stmts.indexedThrough.QueryRowContext(ctx).Scan(&through); err != nil {
-			return total, fail(ctx, err, "index progress")
+			return total, 0, fail(ctx, err, "index progress")
 		}
 		if err := db.stmts.lastRowid.QueryRowContext(ctx).Scan(&last); err != nil {
-			return total, fail(ctx, err, "index progress")
+			return total, 0, fail(ctx, err, "index progress")
 		}
 		if last <= through {
-			return total, nil
+			return total, through, nil
 		}
 		if waiting < 0 {
 			waiting = int(last - through) // rowids: an upper bound of the messages waiting
@@ -65,7 +73,7 @@ func (db *DB) IndexPendingFunc(ctx context.Context, progress func(done, total in
 			progress(min(total, waiting), waiting)
 		}
 		if err != nil {
-			return total, fail(ctx, err, "index new messages")
+			return total, 0, fail(ctx, err, "index new messages")
 		}
 	}
 }

@@ -46,6 +46,7 @@ type DB struct {
 	stmts *stmts
 	now   func() time.Time
 	lock  *os.File // held by OpenExclusive until Close; nil after Open
+	terms termCounts
 
 	commits committer // runs every write transaction (commit.go)
 

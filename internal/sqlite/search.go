@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -81,7 +82,8 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if match == "" || q.Limit <= 0 {
 		return nil, nil
 	}
-	if _, err := db.IndexPending(ctx); err != nil {
+	_, mark, err := db.indexPending(ctx, nil)
+	if err != nil {
 		return nil, err
 	}
 	lo, hi, err := db.searchRange(ctx, q.Agent, q.Chat)
@@ -91,7 +93,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	rare, err := db.rareTerms(ctx, q.Terms, cols, lo, hi)
+	rare, err := db.rareTerms(ctx, q.Terms, cols, lo, hi, mark)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -143,23 +145,77 @@ const (
 // rareTerms returns the terms with at least one and fewer than commonTerm matches in cols
 // of the scope. A term that matches nothing is not rare: narrowing the query to it would
 // find nothing ("Havells grooming kit" with no "grooming" anywhere). Each probe stops at
-// commonTerm matches, so it costs at most that.
-func (db *DB) rareTerms(ctx context.Context, terms, cols []string, lo, hi int64) ([]string, error) {
+// commonTerm matches, so it costs at most that; its count is remembered (see termCounts)
+// while it still decides the same, so a chat's usual words are probed once.
+func (db *DB) rareTerms(ctx context.Context, terms, cols []string, lo, hi, mark int64) ([]string, error) {
 	var rare []string
 	for _, t := range terms {
 		m := matchExpr([]string{t}, cols)
 		if m == "" {
 			continue
 		}
-		var n int
-		if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, commonTerm).Scan(&n); err != nil {
-			return nil, err
+		key := termKey{lo: lo, hi: hi, match: m}
+		n, ok := db.terms.get(key, mark)
+		if !ok {
+			if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, commonTerm).Scan(&n); err != nil {
+				return nil, err
+			}
+			db.terms.put(key, n, mark)
 		}
 		if n > 0 && n < commonTerm {
 			rare = append(rare, t)
 		}
 	}
 	return rare, nil
+}
+
+// termKey is a term's probe: its match expression in a scope.
+type termKey struct {
+	lo, hi int64
+	match  string
+}
+
+type termCount struct {
+	n    int   // matches, up to commonTerm
+	mark int64 // the index's mark when counted (see indexPending)
+}
+
+// termCounts remembers how many matches terms have in scopes. A count stays true enough to
+// decide by as long as the messages indexed since cannot have changed the decision: a
+// common term stays common (messages are not deleted from the index, and an edit replaces
+// one entry with one), and a rare term with n matches stays rare while fewer than
+// commonTerm - n messages were indexed since (the mark grows by at least one for each).
+// A term that matched nothing is probed again after any new message. It holds at most
+// maxTermCounts counts, forgetting all of them when full. It is safe for concurrent use.
+type termCounts struct {
+	mu     sync.Mutex
+	counts map[termKey]termCount
+}
+
+const maxTermCounts = 10_000
+
+func (c *termCounts) get(k termKey, mark int64) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tc, ok := c.counts[k]
+	switch {
+	case !ok:
+		return 0, false
+	case tc.n >= commonTerm:
+		return tc.n, true
+	case tc.n == 0:
+		return 0, mark == tc.mark
+	}
+	return tc.n, int64(tc.n)+mark-tc.mark < commonTerm
+}
+
+func (c *termCounts) put(k termKey, n int, mark int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil || len(c.counts) >= maxTermCounts {
+		c.counts = make(map[termKey]termCount)
+	}
+	c.counts[k] = termCount{n: n, mark: mark}
 }
 
 // searchRange returns the index keys of agent's chat, or of all agent's chats when chat is

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMemorySearchCLI: `mynah memory search` takes several --query at once and merges
+// their results, reads a time in the query at --at ("last week" is the week before it),
+// and says when each hit was said.
+func TestMemorySearchCLI(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	path := filepath.Join(t.TempDir(), "chat.jsonl")
+	var b strings.Builder
+	for i, m := range []struct{ time, text string }{
+		{"2024-05-01T10:00:00Z", "five days in Japan, mostly Tokyo"},
+		{"2024-05-01T10:01:00Z", "sounds lovely"},
+		{"2024-05-08T10:00:00Z", "three days in Chicago for work"},
+		{"2024-05-20T10:00:00Z", "the dentist moved my appointment"},
+		{"2024-05-27T10:00:00Z", "the dentist again, a filling this time"},
+	} {
+		fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 1001, "sender_name": "Alice", "text": %q}`+"\n", i+1, m.time, m.text)
+	}
+	write(t, path, b.String())
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
+
+	out := mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "days in Japan", "-q", "days in Chicago", "-k", "2", "--json")
+	var items []struct {
+		MessageID int64  `json:"message_id"`
+		Said      string `json:"said"`
+	}
+	if err := json.Unmarshal([]byte(out), &items); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if len(items) != 2 || items[0].MessageID+items[1].MessageID != 4 {
+		t.Errorf("two queries found %+v, want messages 1 (Japan) and 3 (Chicago)", items)
+	}
+
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "what did the dentist do last week", "--at", "2024-05-28 09:00", "-k", "1")
+	if !strings.Contains(out, "#4") || !strings.Contains(out, "Mon 20 May 2024 10:00, 8 days ago") {
+		t.Errorf("the dentist last week (asked 28 May) found:\n%s\nwant message 4 of 20 May, with when it was said", out)
+	}
+	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir, "-q", "x", "--at", "next tuesday"); code == 0 || !strings.Contains(out, "--at") {
+		t.Errorf("a bad --at: exit %d\n%s", code, out)
+	}
+}
+
+// TestBenchMemoryCLI: `mynah bench memory` measures one half of the conversations with
+// --half, and with --ablate the ranking without the features named.
+func TestBenchMemoryCLI(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	conv := func(id, speaker string, words ...string) string {
+		var turns []string
+		for i, w := range words {
+			turns = append(turns, fmt.Sprintf(`{"speaker": %q, "dia_id": "D1:%d", "text": "I like %s"}`, speaker, i+1, w))
+		}
+		return fmt.Sprintf(`{"sample_id": %q, "conversation": {"speaker_a": %q, "speaker_b": "Bo",
+			"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [%s]},
+			"qa": [{"question": "Who likes %s?", "category": 4, "evidence": ["D1:1"]}]}`, id, speaker, strings.Join(turns, ","), words[0])
+	}
+	path := filepath.Join(t.TempDir(), "locomo.json")
+	write(t, path, "["+conv("one", "Ann", "herons", "tea")+","+conv("two", "Cy", "owls", "jam")+"]")
+	out := mustCLI(t, h, "bench", "memory", "--locomo", path, "--half", "b", "--k", "1", "--json")
+	var res struct {
+		Conversations int `json:"conversations"`
+		Results       []struct {
+			Set        string    `json:"set"`
+			Questions  int       `json:"questions"`
+			TurnRecall []float64 `json:"turn_recall"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if res.Conversations != 1 || res.Results[0].Questions != 1 || res.Results[0].TurnRecall[0] != 1 {
+		t.Errorf("--half b: %s, want the second conversation's one question, found", out)
+	}
+	if out := mustCLI(t, h, "bench", "memory", "--locomo", path, "--ablate", "all"); !strings.Contains(out, "2 conversations") {
+		t.Errorf("--ablate all:\n%s", out)
+	}
+	if out, code := mynahCLI(t, h, "bench", "memory", "--locomo", path, "--ablate", "magic"); code == 0 || !strings.Contains(out, "neighbours") {
+		t.Errorf("--ablate magic: exit %d\n%s", code, out)
+	}
+	if out, code := mynahCLI(t, h, "bench", "memory", "--locomo", path, "--half", "C"); code == 0 || !strings.Contains(out, "want A or B") {
+		t.Errorf("--half C: exit %d\n%s", code, out)
+	}
+}
