@@ -106,8 +106,8 @@ type Options struct {
 	// store's, which more lanes would not speed up but make hold more memory; lanes
 	// waiting for a model do not count, so a slow model never keeps other chats waiting.
 	Working int
-	Format   func(md string) []mynah.Piece // Markdown → sendable pieces; default sends plain text
-	Grace    time.Duration                 // how long shutdown waits for running turns; default 10s
+	Format  func(md string) []mynah.Piece // Markdown → sendable pieces; default sends plain text
+	Grace   time.Duration                 // how long shutdown waits for running turns; default 10s
 	// Poll is how often the queue is scanned for work nobody woke the runner for (turns
 	// queued by another process, like mynah pair approve's welcome); default 2s.
 	Poll time.Duration
