@@ -76,7 +76,7 @@ names: [Mynah, Майна]
 You are {botname}, talking in {chatname}.
 `, cmp.Or(o.Model, o.Provider+"/test-model"), access, o.Front))
 	write(t, filepath.Join(h.dir, "prompts", "Friendly.md"), "Be friendly.")
-	h.env = append(cleanEnv(),
+	h.env = append(loadEnv(),
 		"MYNAH_TELEGRAM_API_URL="+h.emu.URL(),
 		"TELEGRAM_BOT_TOKEN="+telegramtest.DefaultToken,
 		"OPENAI_API_KEY=sk-test-openai", "OPENAI_BASE_URL="+h.llm.URL(),
@@ -87,19 +87,6 @@ You are {botname}, talking in {chatname}.
 		h.env = append(h.env, "MYNAH_ACCESS_PRIVATE=open", "MYNAH_ACCESS_GROUPS_ALLOW=*")
 	}
 	return h
-}
-
-// cleanEnv is the test environment without any real keys or endpoints.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "_BASE_URL") || strings.HasPrefix(name, "MYNAH_") || name == "TELEGRAM_BOT_TOKEN" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }
 
 func write(t testing.TB, path, content string) {
