@@ -46,8 +46,8 @@ func TestAdminCommandMenus(t *testing.T) {
 	if !strings.HasPrefix(everyone, "start,help,reset,new") || strings.Contains(everyone, "status") {
 		t.Errorf("everybody's menu = %s, want the everyday commands only", everyone)
 	}
-	if admins != everyone+",status,stop,activation" {
-		t.Errorf("the admins' menu = %s, want everybody's and status,stop,activation", admins)
+	if admins != everyone+",status,mute,stop,activation" {
+		t.Errorf("the admins' menu = %s, want everybody's and status,mute,stop,activation", admins)
 	}
 	for _, c := range []struct {
 		name       string

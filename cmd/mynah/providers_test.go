@@ -80,6 +80,9 @@ func TestProviderWireShapes(t *testing.T) {
 // variable, builds its adapter, and has embeddings exactly when the table says so.
 func TestProviderTable(t *testing.T) {
 	for _, k := range providerKinds {
+		if k.NoKey {
+			continue // a command-line agent: its own tests (cli_config_test.go, crew_test.go)
+		}
 		t.Run(k.Name, func(t *testing.T) {
 			files := map[string]string{
 				"mynah.yaml":      "",
