@@ -94,7 +94,9 @@ func (r *Runner) Run(ctx context.Context) error {
 				held[res.key] = res.held
 			}
 			q.apply(res)
-			scanTurns = scanTurns || q.full
+			// More turns than a scan reads wait in the store, or the lane scheduled a
+			// reminder that is due already: read them.
+			scanTurns = scanTurns || q.full || r.dueNow()
 		}
 		select {
 		case res := <-done:
