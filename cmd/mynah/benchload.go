@@ -107,6 +107,7 @@ several runs it prints min / median / max.
 	f.IntVar(&runs, "runs", runs, "runs, each with a fresh process and database")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write serve's CPU profile of the last run to this file")
 	f.StringVar(&o.MemProfile, "memprofile", "", "write serve's heap profile at the end of the last run to this file")
+	f.StringVar(&o.Bin, "bin", "", "measure this mynah binary instead of this one (to compare builds)")
 	return cmd
 }
 

@@ -93,8 +93,8 @@ func (q *queue) apply(res laneResult) {
 	}
 }
 
-// order returns the lanes with work (with parts, when partsOnly) that skip does not
-// exclude, the lanes with parts to deliver first, then by their oldest turn: the chat
+// order returns the lanes with work (with parts, when partsOnly) that skip, asked of
+// each of them, does not exclude, the lanes with parts to deliver first, then by their oldest turn: the chat
 // that has waited longest goes first, and a busy group gets one lane like everyone else.
 func (q *queue) order(partsOnly bool, skip func(laneKey) bool) []laneKey {
 	type rank struct {
@@ -105,10 +105,10 @@ func (q *queue) order(partsOnly bool, skip func(laneKey) bool) []laneKey {
 	ranks := make([]rank, 0, len(q.lanes))
 	for k, w := range q.lanes {
 		switch {
-		case skip(k):
+		case len(w.parts) == 0 && (partsOnly || len(w.turns) == 0), skip(k):
 		case len(w.parts) > 0:
 			ranks = append(ranks, rank{k, false, w.parts[0].ID})
-		case !partsOnly && len(w.turns) > 0:
+		default:
 			ranks = append(ranks, rank{k, true, w.turns[0].ID})
 		}
 	}

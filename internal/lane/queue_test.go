@@ -11,6 +11,8 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/lane"
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
@@ -113,6 +115,29 @@ func TestQueueStartsFromTheStore(t *testing.T) {
 		stop()
 		if got := strings.Join(texts(tg.Sent()), "|"); got != "one|two|answer" {
 			t.Errorf("sent %q, want the parts left over, then the answer to the second message", got)
+		}
+	})
+}
+
+// TestReminderDueWhenScheduledIsSentAtOnce: a reminder whose time passed while its plan
+// waited is queued due at once, and sent then — not at the next read of the store.
+func TestReminderDueWhenScheduledIsSentAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		model := &scriptModel{resps: []llm.Response{{Text: "hmm", ToolCalls: []llm.ToolCall{
+			call("wait", `{"seconds":5}`),
+			call("schedule", `{"text":"Time to stretch!","in_minutes":0.02}`), // 1.2 s: past by the time the wait ends
+		}}}}
+		db := openDB(t)
+		tg := &fakeTelegram{}
+		asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 10000}, db, prompt.Sources{}, nil)
+		r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Apology: "sorry", Prompt: asm},
+			db, tg, lane.Options{Poll: time.Hour})
+		stop := start(t, r)
+		r.Queued(queueMessage(t, db, 1, dm, alice, 1, "remind me"))
+		settle(10 * time.Second)
+		stop()
+		if got := strings.Join(texts(tg.Sent()), "|"); got != "hmm|Time to stretch!" {
+			t.Errorf("sent %q within 10 s, want the answer and then, the wait over, the reminder", got)
 		}
 	})
 }

@@ -94,7 +94,9 @@ func (r *Runner) Run(ctx context.Context) error {
 				held[res.key] = res.held
 			}
 			q.apply(res)
-			scanTurns = scanTurns || q.full
+			// More turns than a scan reads wait in the store, or the lane scheduled a
+			// reminder that is due already: read them.
+			scanTurns = scanTurns || q.full || r.dueNow()
 		}
 		select {
 		case res := <-done:
@@ -185,29 +187,44 @@ func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]bool
 	if !draining {
 		next = r.nextDue(ctx)
 	}
-	order := q.order(draining, func(k laneKey) bool { return active[k] })
+	now := r.opts.Now()
+	waiting := 0 // lanes with work held back until later
+	order := q.order(draining, func(k laneKey) bool {
+		if active[k] {
+			return true
+		}
+		at, ok := notBefore[k]
+		if w := q.lanes[k]; !ok && len(w.parts) == 0 && len(w.turns) == 1 && w.turns[0].Static == "" && now.Before(w.turns[0].NotBefore) {
+			// A lone message held for the rest of a burst (debounce): the lane would do
+			// nothing but say so.
+			at, ok = w.turns[0].NotBefore, true
+			notBefore[k], held[k] = at, w.turns[0].ID
+		}
+		if !ok {
+			return false
+		}
+		if id, ok := held[k]; ok && slices.ContainsFunc(q.lanes[k].turns, func(t mynah.Turn) bool { return t.Static == "" && t.ID > id }) {
+			// A newer message arrived: it replaces the held turn, no need to wait. A static
+			// turn (a command's reply) replaces nothing and waits its turn.
+			at = now
+		}
+		if now.Before(at) {
+			next = earliest(next, at)
+			waiting++
+			return true
+		}
+		delete(notBefore, k)
+		delete(held, k)
+		return false
+	})
 	// Chats with nothing but due reminders take every other place, so a backlog of them
 	// never delays the live ones (see fair).
 	order = fair(order, func(k laneKey) bool { return q.lanes[k].reminders() })
-	now := r.opts.Now()
 	for _, c := range order {
-		w := q.lanes[c]
-		if at, ok := notBefore[c]; ok {
-			if id, ok := held[c]; ok && slices.ContainsFunc(w.turns, func(t mynah.Turn) bool { return t.Static == "" && t.ID > id }) {
-				// A newer message arrived: it replaces the held turn, no need to wait. A
-				// static turn (a command's reply) replaces nothing and waits its turn.
-				at = now
-			}
-			if now.Before(at) {
-				next = earliest(next, at)
-				continue
-			}
-			delete(notBefore, c)
-			delete(held, c)
-		}
 		if len(active) >= r.opts.Parallel || len(active)-int(r.waitingModel.Load()) >= r.opts.Working {
 			break
 		}
+		w := q.lanes[c]
 		active[c] = true
 		l := &lane{r: r, key: c, parts: slices.Clone(w.parts)}
 		if !draining {
@@ -215,7 +232,7 @@ func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]bool
 		}
 		go func() { done <- l.run(ctx) }()
 	}
-	return next, len(order) == 0 && len(active) == 0
+	return next, len(order) == 0 && waiting == 0 && len(active) == 0
 }
 
 // dueRecheck bounds how long the runner trusts what it knows of the next scheduled turn
