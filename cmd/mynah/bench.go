@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
+	"github.com/mynah-ai/mynah/internal/postgres"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
@@ -32,6 +33,7 @@ type benchMemoryFlags struct {
 	LoCoMo string
 	K      string
 	JSON   bool
+	Store  string
 }
 
 func benchMemoryCommand() *cobra.Command {
@@ -61,6 +63,7 @@ recall@k counts a session when any of its turns is retrieved.`,
 	cmd.Flags().StringVar(&f.LoCoMo, "locomo", "", "path of locomo10.json")
 	cmd.Flags().StringVar(&f.K, "k", "5,10,20", "cut-offs, comma-separated")
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
+	cmd.Flags().StringVar(&f.Store, "store", "", "run on this PostgreSQL database (postgres://…), in a throwaway schema (default: a throwaway SQLite file)")
 	return cmd
 }
 
@@ -89,16 +92,11 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.LoCoMo, err)
 	}
-	dir, err := os.MkdirTemp("", "mynah-bench-")
+	db, cleanup, err := benchStore(ctx, f.Store)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "mynah.db"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+	defer cleanup()
 	rep, err := locomo.Run(ctx, db, convs, ks)
 	if err != nil {
 		return err
@@ -108,6 +106,33 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, w io.Writer)
 		turns += len(c.Turns)
 	}
 	return writeBench(w, f.JSON, len(convs), turns, rep)
+}
+
+// benchStore opens a throwaway store: a schema of the PostgreSQL database dsn, or a SQLite
+// file in a temporary directory when dsn is empty. cleanup closes and removes it.
+func benchStore(ctx context.Context, dsn string) (db store, cleanup func(), err error) {
+	if dsn != "" {
+		url, drop, err := postgres.TempSchema(ctx, dsn, "mynah_bench_")
+		if err != nil {
+			return nil, nil, err
+		}
+		pg, err := postgres.Open(ctx, url, postgres.Options{})
+		if err != nil {
+			_ = drop(context.WithoutCancel(ctx))
+			return nil, nil, err
+		}
+		return pg, func() { pg.Close(); _ = drop(context.WithoutCancel(ctx)) }, nil
+	}
+	dir, err := os.MkdirTemp("", "mynah-bench-")
+	if err != nil {
+		return nil, nil, err
+	}
+	sq, err := sqlite.Open(ctx, filepath.Join(dir, "mynah.db"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return sq, func() { sq.Close(); os.RemoveAll(dir) }, nil
 }
 
 // benchRow is one line of the results: a set of questions and its recall at each k.

@@ -25,7 +25,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/media"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/metrics"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 	"github.com/mynah-ai/mynah/internal/tool"
@@ -104,7 +103,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	defer db.Close() // the store closes last, after every part below has stopped
 	hc, m := httpClient(), metrics.New()
 	senses := media.New(db, log, nil) // every agent's media, described once per instance
-	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run}
+	work := append(storeWork(db, log), senses.Run)
 	var procs []*agentProcess
 	if cfg.Metrics.Listen != "" {
 		run, err := metricsServer(cfg.Metrics.Listen, m, readiness(db, &procs), log)
@@ -127,7 +126,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	log.Info("mynah is running", "agents", len(procs), "mode", cfg.Telegram.Mode, "db", db.Path())
+	log.Info("mynah is running", "agents", len(procs), "mode", cfg.Telegram.Mode, "db", storeName(db))
 	return runAll(ctx, cfg.Shutdown, log, intake, work, opts.Ready)
 }
 
@@ -168,18 +167,9 @@ func runAll(ctx context.Context, grace time.Duration, log *slog.Logger, intake, 
 	return err
 }
 
-// openServeStore opens the database in the data dir, creating both when needed.
-func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	// One serving process per data dir: a second one would answer every message twice.
-	return sqlite.OpenExclusive(ctx, filepath.Join(cfg.DataDir, file))
-}
-
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
 // pipeline.
-func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db store, senses *media.Engine, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions) (*agentProcess, error) {
 	token := string(a.TelegramToken)
 	if t, ok := opts.Tokens[a.Name]; ok {
 		token = t
@@ -306,7 +296,7 @@ func intakeOf(ctx context.Context, cfg *config, procs []*agentProcess, log *slog
 
 // readiness is /readyz's check: the store answers and every agent's bot receives updates
 // (its long poll works, or its webhook is set).
-func readiness(db *sqlite.DB, procs *[]*agentProcess) func(context.Context) error {
+func readiness(db store, procs *[]*agentProcess) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if err := db.Ping(ctx); err != nil {
 			return fmt.Errorf("store: %w", err)

@@ -62,7 +62,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's parse errors may quote the connection string, password included.
-		return nil, fmt.Errorf("postgres: open %s: invalid connection string", redact(dsn))
+		return nil, fmt.Errorf("postgres: open %s: invalid connection string", Redact(dsn))
 	}
 	cfg.MaxConns = opts.MaxConns
 	if cfg.MaxConns <= 0 {
@@ -77,7 +77,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "mynah"
 	}
-	db := &DB{dsn: redact(dsn), now: time.Now}
+	db := &DB{dsn: Redact(dsn), now: time.Now}
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
@@ -89,8 +89,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// redact returns dsn without its password, for messages and logs.
-func redact(dsn string) string {
+// Redact returns dsn without its password, for messages and logs.
+func Redact(dsn string) string {
 	if IsURL(dsn) {
 		u, err := url.Parse(dsn)
 		if err != nil {

@@ -2,9 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"sync"
 	"testing"
@@ -43,9 +40,9 @@ func requireServer(t testing.TB) {
 	t.Helper()
 	if err := reachable(); err != nil {
 		if os.Getenv("MYNAH_REQUIRE_POSTGRES") != "" {
-			t.Fatalf("PostgreSQL at %s is unreachable and MYNAH_REQUIRE_POSTGRES is set: %v", redact(testServer()), err)
+			t.Fatalf("PostgreSQL at %s is unreachable and MYNAH_REQUIRE_POSTGRES is set: %v", Redact(testServer()), err)
 		}
-		t.Skipf("PostgreSQL at %s is unreachable (set MYNAH_TEST_POSTGRES, or MYNAH_REQUIRE_POSTGRES=1 to fail): %v", redact(testServer()), err)
+		t.Skipf("PostgreSQL at %s is unreachable (set MYNAH_TEST_POSTGRES, or MYNAH_REQUIRE_POSTGRES=1 to fail): %v", Redact(testServer()), err)
 	}
 }
 
@@ -55,37 +52,16 @@ func requireServer(t testing.TB) {
 func tempSchema(t testing.TB) string {
 	t.Helper()
 	requireServer(t)
-	b := make([]byte, 6)
-	rand.Read(b)
-	schema := "mynah_test_" + hex.EncodeToString(b)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testServer())
+	dsn, drop, err := TempSchema(t.Context(), testServer(), "mynah_test_")
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, testServer())
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
+		if err := drop(context.Background()); err != nil {
+			t.Error(err)
 		}
 	})
-	u, err := url.Parse(testServer())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := u.Query()
-	v.Set("search_path", schema)
-	u.RawQuery = v.Encode()
-	return u.String()
+	return dsn
 }
 
 // openTemp opens a store in a fresh schema; it is closed at cleanup, before the schema
