@@ -42,9 +42,8 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		return false, fmt.Errorf("postgres: accept update %d of %s: %w", updateID, agent, err)
 	}
 	var accepted bool
-	var turnID int64
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		accepted, turnID = false, 0
+		accepted = false
 		now := db.now()
 		tag, err := tx.Exec(ctx, insertUpdate, agent, updateID, now.UnixMilli())
 		if err != nil || tag.RowsAffected() == 0 {
@@ -99,7 +98,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 			}
 			turn := *t
 			turn.Chat = tc
-			if turnID, err = db.insertTurnTx(ctx, tx, agent, turn); err != nil {
+			if _, err := db.insertTurnTx(ctx, tx, agent, turn); err != nil {
 				return err
 			}
 		}
@@ -107,9 +106,6 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 	})
 	if err != nil {
 		return false, fail(ctx, err, "accept update %d of %s", updateID, agent)
-	}
-	if turnID != 0 {
-		db.notifyWork(ctx, agent)
 	}
 	return accepted, nil
 }

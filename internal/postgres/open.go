@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -30,9 +31,10 @@ import (
 // first time it runs it and reuses it afterwards, so the pipeline's hot paths are parsed
 // and planned once per connection.
 type DB struct {
-	pool *pgxpool.Pool
-	dsn  string // without the password, for messages
-	now  func() time.Time
+	pool   *pgxpool.Pool
+	dsn    string // without the password, for messages
+	now    func() time.Time
+	logger *slog.Logger
 
 	claims *claims // nil: one instance
 
@@ -48,6 +50,13 @@ type Options struct {
 	// MaxConns bounds the pool; 0 means 8: enough for a few agents' lanes, the poller and
 	// background work on two cores without queueing in PostgreSQL.
 	MaxConns int32
+	// Serve opens the store for a serving instance that shares the database with others
+	// (see claims.go): it takes a presence lock on a connection of its own, and its
+	// PendingTurns and PendingParts return only the work of the chats it serves. Operator
+	// commands leave it off and see everything.
+	Serve bool
+	// Logger receives what the coordination of instances reports; nil: nothing.
+	Logger *slog.Logger
 }
 
 // IsURL reports whether s names a PostgreSQL database (postgres:// or postgresql://).
@@ -77,7 +86,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "mynah"
 	}
-	db := &DB{dsn: Redact(dsn), now: time.Now}
+	db := &DB{dsn: Redact(dsn), now: time.Now, logger: opts.Logger}
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
@@ -85,6 +94,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err := db.migrate(ctx); err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
+	}
+	if opts.Serve {
+		if db.claims, err = db.newClaims(ctx); err != nil {
+			db.pool.Close()
+			return nil, fmt.Errorf("postgres: open %s: presence lock: %w", db.dsn, translate(ctx, err))
+		}
 	}
 	return db, nil
 }
@@ -117,7 +132,12 @@ func (db *DB) String() string { return db.dsn }
 // Close closes the pool, waiting for the connections in use to be returned. It is safe to
 // call more than once.
 func (db *DB) Close() error {
-	db.closeOnce.Do(db.pool.Close)
+	db.closeOnce.Do(func() {
+		if db.claims != nil {
+			db.claims.close()
+		}
+		db.pool.Close()
+	})
 	return nil
 }
 

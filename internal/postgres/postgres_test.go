@@ -69,7 +69,7 @@ func tempSchema(t testing.TB) string {
 func openTemp(t testing.TB) (*DB, string) {
 	t.Helper()
 	dsn := tempSchema(t)
-	db, err := Open(t.Context(), dsn, Options{MaxConns: 4})
+	db, err := Open(t.Context(), dsn, Options{MaxConns: 4, Serve: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestStore(t *testing.T) {
 			if err := old.Close(); err != nil {
 				t.Fatal(err)
 			}
-			re, err := Open(t.Context(), dsn, Options{MaxConns: 4})
+			re, err := Open(t.Context(), dsn, Options{MaxConns: 4, Serve: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -191,7 +191,8 @@ func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Ti
 	return fromMillis(due), nil
 }
 
-// insertTurnTx queues t for agent inside tx and returns its id.
+// insertTurnTx queues t for agent inside tx and returns its id; the other instances are
+// notified when tx commits.
 func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah.Turn) (int64, error) {
 	buttons, err := buttonsColumn(t.Buttons)
 	if err != nil {
@@ -201,7 +202,10 @@ func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah
 	err = tx.QueryRow(ctx, insertTurn, agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
 		int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
 		buttons, int64(t.Edit), notBeforeMillis(t.Due)).Scan(&id)
-	return id, err
+	if err != nil {
+		return 0, err
+	}
+	return id, db.notifyWork(ctx, tx, agent)
 }
 
 // SetPreview records msg as the message previewing the turn's answer.

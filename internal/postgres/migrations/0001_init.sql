@@ -366,3 +366,15 @@ CREATE TABLE search_chats (
 	tokens  bigint NOT NULL,
 	PRIMARY KEY (agent, chat_id)
 );
+
+-- Several instances share the database (see claims.go). chat_claims names the instance
+-- that serves each chat's turns and outbox; an instance is alive while it holds its
+-- presence lock (a session advisory lock keyed by owner), which PostgreSQL releases the
+-- moment its connection ends, so a dead instance's chats are taken over at once.
+CREATE TABLE chat_claims (
+	agent      text        NOT NULL,
+	chat_id    bigint      NOT NULL,
+	owner      bigint      NOT NULL,
+	claimed_at timestamptz NOT NULL,
+	PRIMARY KEY (agent, chat_id)
+);
