@@ -40,7 +40,7 @@ import (
 // a store opened for one process (operator commands).
 type claims struct {
 	owner int64 // the key of this instance's presence lock
-	mu sync.Mutex
+	mu    sync.Mutex
 	// presence holds the presence lock; Coordinate keeps it alive and listens on it.
 	presence  *pgx.Conn
 	listening bool
