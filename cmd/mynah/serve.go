@@ -96,14 +96,14 @@ type agentProcess struct {
 // them.
 func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	log := opts.Log
-	db, err := openServeStore(ctx, cfg, opts.DBFile)
+	db, err := openServeStore(ctx, cfg, opts.DBFile, log)
 	if err != nil {
 		return err
 	}
 	defer db.Close() // the store closes last, after every part below has stopped
 	hc, m := httpClient(), metrics.New()
 	senses := media.New(db, log, nil) // every agent's media, described once per instance
-	work := append(storeWork(db, log), senses.Run)
+	work := append(storeWork(db, log), once(db, "media", senses.Run))
 	var procs []*agentProcess
 	if cfg.Metrics.Listen != "" {
 		run, err := metricsServer(cfg.Metrics.Listen, m, readiness(db, &procs), log)
@@ -118,7 +118,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 			return err
 		}
 		procs = append(procs, p)
-		work = append(work, p.runner.Run, p.memory.Run,
+		work = append(work, p.runner.Run, once(db, "memory "+a.Name, p.memory.Run),
 			func(ctx context.Context) error { return p.bot.RegisterMenus(ctx, agentMenus(a.Policy)) },
 			func(ctx context.Context) error { checkKeys(ctx, a, hc, log); return nil })
 	}
@@ -126,6 +126,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
+	intake, work = electPollers(db, cfg, procs, intake), append(work, coordinate(db, procs)...)
 	log.Info("mynah is running", "agents", len(procs), "mode", cfg.Telegram.Mode, "db", storeName(db))
 	return runAll(ctx, cfg.Shutdown, log, intake, work, opts.Ready)
 }

@@ -47,9 +47,9 @@ func openStore(ctx context.Context, cfg *config, create bool) (store, error) {
 // file when needed and takes the data dir's lock: one serving process per data dir, since
 // a second one would answer every message twice. On PostgreSQL several instances share
 // the database and coordinate in it.
-func openServeStore(ctx context.Context, cfg *config, file string) (store, error) {
+func openServeStore(ctx context.Context, cfg *config, file string, log *slog.Logger) (store, error) {
 	if cfg.Store != "" {
-		return postgres.Open(ctx, string(cfg.Store), postgres.Options{})
+		return postgres.Open(ctx, string(cfg.Store), postgres.Options{Serve: true, Logger: log})
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
@@ -76,4 +76,51 @@ func storeWork(db store, log *slog.Logger) []func(context.Context) error {
 		return []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }}
 	}
 	return nil
+}
+
+// Several instances may serve from one PostgreSQL database (see internal/postgres's
+// claims.go). The helpers below are how serve takes part: each returns what it was given
+// on SQLite, where one process serves a data dir.
+
+// once runs work in one instance at a time of those sharing the database, under the lock
+// named name: background work that must not run twice at once (describing media,
+// memory upkeep).
+func once(db store, name string, work func(context.Context) error) func(context.Context) error {
+	pg, ok := db.(*postgres.DB)
+	if !ok {
+		return work
+	}
+	return func(ctx context.Context) error { return pg.Elect(ctx, name, work) }
+}
+
+// electPollers makes each bot's long poll run in one instance at a time: Telegram serves
+// one getUpdates per bot. intake is intakeOf's, one poll per agent in procs' order; a
+// webhook is left as it is, since any instance may take any update.
+func electPollers(db store, cfg *config, procs []*agentProcess, intake []func(context.Context) error) []func(context.Context) error {
+	if cfg.Telegram.Mode == "webhook" || len(intake) != len(procs) {
+		return intake
+	}
+	out := make([]func(context.Context) error, len(intake))
+	for i, run := range intake {
+		out[i] = once(db, "poll "+procs[i].cfg.Name, run)
+	}
+	return out
+}
+
+// coordinate keeps this instance present among those sharing the database and wakes an
+// agent's runner when another instance queues a turn for it.
+func coordinate(db store, procs []*agentProcess) []func(context.Context) error {
+	pg, ok := db.(*postgres.DB)
+	if !ok {
+		return nil
+	}
+	return []func(context.Context) error{func(ctx context.Context) error {
+		return pg.Coordinate(ctx, func(agent string) {
+			for _, p := range procs {
+				if agent == "" || p.cfg.Name == agent {
+					p.runner.Wake()
+				}
+			}
+		})
+	}}
 }

@@ -242,33 +242,40 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 // Elect runs fn while this instance holds the advisory lock of name (in its schema), so
 // that of the instances sharing the database exactly one runs it at a time; the others
 // wait, trying for the lock every two seconds, and one of them takes over within seconds
-// of the holder's death. fn's context ends when the lock's connection is lost; Elect
-// returns when ctx is done. fn's error other than by cancellation is logged and fn is
-// run again after a pause while the lock is held.
+// of the holder's death. fn's context ends when the lock's connection is lost, and fn
+// runs again once the lock is held again. Elect returns nil when ctx is done, and fn's
+// own failure (an error returned while its context was not done) at once.
 func (db *DB) Elect(ctx context.Context, name string, fn func(context.Context) error) error {
 	const retry = 2 * time.Second
 	for ctx.Err() == nil {
 		conn, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig.Copy())
 		if err != nil {
-			db.log("elect "+name+": connecting", err)
+			if ctx.Err() == nil {
+				db.log("elect "+name+": connecting", err)
+			}
 			sleep(ctx, retry)
 			continue
 		}
-		db.lead(ctx, conn, name, fn)
+		err = db.lead(ctx, conn, name, fn)
 		conn.Close(context.Background())
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// lead tries for name's lock on conn until it holds it, then runs fn until ctx is done or
-// conn is lost.
-func (db *DB) lead(ctx context.Context, conn *pgx.Conn, name string, fn func(context.Context) error) {
+// lead tries for name's lock on conn until it holds it, then runs fn until ctx is done,
+// conn is lost or fn fails; it returns fn's failure.
+func (db *DB) lead(ctx context.Context, conn *pgx.Conn, name string, fn func(context.Context) error) error {
 	const retry = 2 * time.Second
 	for ctx.Err() == nil {
 		var held bool
 		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended(current_schema() || ' mynah ' || $1, 0))`, name).Scan(&held); err != nil {
-			db.log("elect "+name, err)
-			return
+			if ctx.Err() == nil {
+				db.log("elect "+name, err)
+			}
+			return nil
 		}
 		if held {
 			break
@@ -276,34 +283,33 @@ func (db *DB) lead(ctx context.Context, conn *pgx.Conn, name string, fn func(con
 		sleep(ctx, retry)
 	}
 	if ctx.Err() != nil {
-		return
+		return nil
 	}
 	run, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
+	defer stop()
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
-		for run.Err() == nil {
-			if err := fn(run); err != nil && run.Err() == nil {
-				db.log("elected "+name, err)
-				sleep(run, retry)
-			}
+		err := fn(run)
+		if run.Err() != nil {
+			err = nil // stopped: no failure of fn's own
 		}
+		done <- err
 	}()
 	t := time.NewTicker(retry)
 	defer t.Stop()
 	for {
 		select {
+		case err := <-done:
+			return err
 		case <-ctx.Done():
 			stop()
-			<-done
-			return
+			return <-done
 		case <-t.C:
 		}
 		if _, err := conn.Exec(ctx, `SELECT 1`); err != nil && ctx.Err() == nil {
 			db.log("elected "+name+": lost the lock's connection, stopping", err)
 			stop()
-			<-done
-			return
+			return <-done
 		}
 	}
 }
