@@ -44,6 +44,10 @@ type claims struct {
 	// presence holds the presence lock; Coordinate keeps it alive and listens on it.
 	presence  *pgx.Conn
 	listening bool
+	// The last reading of the presence locks (see live).
+	liveOwners []int64
+	liveAt     time.Time // the database's clock
+	liveRead   time.Time // this process's
 }
 
 // conn returns the presence connection, nil when closed.
@@ -69,47 +73,101 @@ func (c *claims) close() {
 // errClaimLost refuses to finish a turn of a chat another instance took over.
 var errClaimLost = errors.New("the chat is served by another instance now")
 
-// liveOwner is true when the chat_claims row c's owner holds its presence lock.
-const liveOwner = `EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-	AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-	AND ((l.classid::bigint << 32) | l.objid::bigint) = c.owner)`
+// liveOwners is the CTE of the owners holding their presence lock: the instances alive.
+const liveOwners = `live AS (SELECT (l.classid::bigint << 32) | l.objid::bigint AS owner FROM pg_locks l
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`
 
-// claimWhere lets an upsert into chat_claims c take a chat never claimed, claimed by this
-// instance (excluded.owner: then it is only renewed), or claimed by one that is gone.
-const claimWhere = `WHERE c.owner = excluded.owner OR NOT ` + liveOwner
-
+// claimTurnsCTE and claimPartsCTE complete the claim of the chats of CTE work for owner $2: a scan writes only
+// the chats it takes (never claimed, or claimed by an instance that is gone); those it
+// holds already are read, not written again. Rows are locked in chat order, so that two
+// instances claiming at once cannot deadlock. mine is the chats this instance holds.
+//
+// Which instances are alive comes as parameters, a recent reading of the presence locks
+// (see live): the owners holding theirs, and when (the database's clock) that was read
+// ($5 and $6 for turns, $4 and $5 for parts). A claim made after that reading counts as
+// alive: its owner was, to make it.
 const (
-	// queryClaimedTurns claims the chats with due turns (in chat order, so that two
-	// instances claiming at once lock rows in the same order) and returns the turns of
-	// those it got. Binds agent, now, limit, owner.
-	queryClaimedTurns = `WITH mine AS (
-			INSERT INTO chat_claims AS c (agent, chat_id, owner, claimed_at)
-			SELECT DISTINCT $1, chat_id, $4::bigint, now() FROM turns
-			WHERE agent = $1 AND done_at IS NULL AND due <= $2 ORDER BY 2
-			ON CONFLICT (agent, chat_id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
-			` + claimWhere + `
-			RETURNING chat_id)
-		SELECT ` + turnColumns + ` FROM turns
-		WHERE agent = $1 AND done_at IS NULL AND due <= $2 AND chat_id IN (SELECT chat_id FROM mine) ORDER BY id LIMIT $3`
-	// queryClaimedParts is the same for the outbox. Binds agent, limit, owner.
-	queryClaimedParts = `WITH mine AS (
-			INSERT INTO chat_claims AS c (agent, chat_id, owner, claimed_at)
-			SELECT DISTINCT $1, chat_id, $3::bigint, now() FROM outbox
-			WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL ORDER BY 2
-			ON CONFLICT (agent, chat_id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
-			` + claimWhere + `
-			RETURNING chat_id)
-		SELECT ` + partColumns + ` FROM outbox
-		WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL AND chat_id IN (SELECT chat_id FROM mine) ORDER BY id LIMIT $2`
-	queryClaimOwner = `SELECT c.owner, ` + liveOwner + ` FROM chat_claims c WHERE c.agent = $1 AND c.chat_id = $2`
+	claimTurnsCTE = `held AS (SELECT c.chat_id, c.owner, c.claimed_at FROM chat_claims c
+		WHERE c.agent = $1 AND c.chat_id IN (SELECT chat_id FROM work)),
+	taken AS (
+		INSERT INTO chat_claims AS c (agent, chat_id, owner, claimed_at)
+		SELECT $1, w.chat_id, $2::bigint, now() FROM work w
+		WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.chat_id = w.chat_id
+			AND (h.owner = $2 OR h.owner = ANY($5::bigint[]) OR h.claimed_at >= $6::timestamptz))
+		ORDER BY w.chat_id
+		ON CONFLICT (agent, chat_id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
+		WHERE c.owner <> excluded.owner AND NOT (c.owner = ANY($5::bigint[]) OR c.claimed_at >= $6::timestamptz)
+		RETURNING chat_id),
+	mine AS (SELECT chat_id FROM taken UNION ALL SELECT chat_id FROM held WHERE owner = $2)`
+	claimPartsCTE = `held AS (SELECT c.chat_id, c.owner, c.claimed_at FROM chat_claims c
+		WHERE c.agent = $1 AND c.chat_id IN (SELECT chat_id FROM work)),
+	taken AS (
+		INSERT INTO chat_claims AS c (agent, chat_id, owner, claimed_at)
+		SELECT $1, w.chat_id, $2::bigint, now() FROM work w
+		WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.chat_id = w.chat_id
+			AND (h.owner = $2 OR h.owner = ANY($4::bigint[]) OR h.claimed_at >= $5::timestamptz))
+		ORDER BY w.chat_id
+		ON CONFLICT (agent, chat_id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
+		WHERE c.owner <> excluded.owner AND NOT (c.owner = ANY($4::bigint[]) OR c.claimed_at >= $5::timestamptz)
+		RETURNING chat_id),
+	mine AS (SELECT chat_id FROM taken UNION ALL SELECT chat_id FROM held WHERE owner = $2)`
 )
 
+const (
+	// queryClaimedTurns claims the chats with due turns and returns the turns of those it
+	// holds. Binds agent, owner, now, limit, live owners, their time.
+	queryClaimedTurns = `WITH work AS (SELECT DISTINCT chat_id FROM turns WHERE agent = $1 AND done_at IS NULL AND due <= $3), ` +
+		claimTurnsCTE + `
+		SELECT ` + turnColumns + ` FROM turns
+		WHERE agent = $1 AND done_at IS NULL AND due <= $3 AND chat_id IN (SELECT chat_id FROM mine) ORDER BY id LIMIT $4`
+	// queryClaimedParts is the same for the outbox. Binds agent, owner, limit, live
+	// owners, their time.
+	queryClaimedParts = `WITH work AS (SELECT DISTINCT chat_id FROM outbox WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL), ` +
+		claimPartsCTE + `
+		SELECT ` + partColumns + ` FROM outbox
+		WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL AND chat_id IN (SELECT chat_id FROM mine) ORDER BY id LIMIT $3`
+	queryClaimOwner = `WITH ` + liveOwners + ` SELECT c.owner, c.owner IN (SELECT owner FROM live) FROM chat_claims c WHERE c.agent = $1 AND c.chat_id = $2`
+	queryLive       = `WITH ` + liveOwners + ` SELECT array(SELECT owner FROM live), now()`
+)
+
+// liveEvery is how long a reading of the presence locks serves the scans: reading them
+// costs a walk of PostgreSQL's lock table, and a dead instance's chats wait at most this
+// much longer to be taken over.
+const liveEvery = time.Second
+
+// live returns the owners holding their presence lock, and the database's time when that
+// was read, at most liveEvery ago.
+func (db *DB) live(ctx context.Context) ([]int64, time.Time, error) {
+	c := db.claims
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.liveRead) < liveEvery {
+		return c.liveOwners, c.liveAt, nil
+	}
+	var owners []int64
+	var at time.Time
+	if err := db.pool.QueryRow(ctx, queryLive).Scan(&owners, &at); err != nil {
+		return nil, time.Time{}, err
+	}
+	c.liveOwners, c.liveAt, c.liveRead = owners, at, time.Now()
+	return owners, at, nil
+}
+
 func (db *DB) claimedTurns(ctx context.Context, agent string, now time.Time, limit int) (pgx.Rows, error) {
-	return db.pool.Query(ctx, queryClaimedTurns, agent, now.UnixMilli(), limit, db.claims.owner)
+	owners, at, err := db.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return db.pool.Query(ctx, queryClaimedTurns, agent, db.claims.owner, now.UnixMilli(), limit, owners, at)
 }
 
 func (db *DB) claimedParts(ctx context.Context, agent string, limit int) (pgx.Rows, error) {
-	return db.pool.Query(ctx, queryClaimedParts, agent, limit, db.claims.owner)
+	owners, at, err := db.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return db.pool.Query(ctx, queryClaimedParts, agent, db.claims.owner, limit, owners, at)
 }
 
 // checkClaim fails with errClaimLost when another live instance holds chat.

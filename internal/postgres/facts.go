@@ -156,6 +156,9 @@ func (db *DB) FactsOf(ctx context.Context, agent string, users []mynah.UserID) (
 func (db *DB) RemoveFact(ctx context.Context, agent string, user mynah.UserID, id int64, once string) (mynah.Fact, error) {
 	var f mynah.Fact
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		if err := durable(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, lockUserFacts, agent, int64(user)); err != nil {
 			return err
 		}
@@ -194,6 +197,9 @@ func (db *DB) RemoveAllFacts(ctx context.Context, agent string, user mynah.UserI
 	var n int
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		n = 0
+		if err := durable(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, lockUserFacts, agent, int64(user)); err != nil {
 			return err
 		}

@@ -41,6 +41,9 @@ func (db *DB) ImportMessages(ctx context.Context, agent string, chat mynah.Chat,
 	added := 0
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		added = 0
+		if err := durable(ctx, tx); err != nil {
+			return err
+		}
 		now := db.now().UnixMilli()
 		if _, err := tx.Exec(ctx, ensureChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
 			chat.Username, chat.IsForum, now); err != nil {

@@ -50,6 +50,9 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 			return err
 		}
 		accepted = true
+		if err := durable(ctx, tx); err != nil {
+			return err
+		}
 		if chat.ID != 0 {
 			if _, err := tx.Exec(ctx, upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
 				chat.Username, chat.IsForum, now.UnixMilli()); err != nil {

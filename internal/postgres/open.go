@@ -83,6 +83,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
+	// Most writes commit asynchronously (see durable); a connection string that sets
+	// synchronous_commit decides for every write instead.
+	if cfg.ConnConfig.RuntimeParams["synchronous_commit"] == "" {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	}
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "mynah"
 	}
@@ -163,6 +168,18 @@ func (db *DB) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		}
 		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
 	}
+}
+
+// durable makes tx's commit wait until its WAL is on disk. Connections commit
+// asynchronously by default, as SQLite's synchronous=NORMAL does: a commit survives the
+// crash of a mynah process at once, and a crash of the PostgreSQL server or its machine
+// may lose the last fraction of a second of them. The writes that must not be lost even
+// then call durable: an accepted update (Telegram is told it was handled), an import, a
+// removal a user asked for. A durable commit also makes every earlier commit durable,
+// since the WAL is written in order.
+func durable(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = on`)
+	return err
 }
 
 // retryable reports a transaction that lost a race and may be run again.
