@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -49,22 +50,46 @@ func (db *DB) ImportMessages(ctx context.Context, agent string, chat mynah.Chat,
 			chat.Username, chat.IsForum, now); err != nil {
 			return err
 		}
+		// Users and messages go to the server in one batch, and the new messages are
+		// indexed together: an import of thousands of messages costs a few round trips.
+		batch := &pgx.Batch{}
 		seen := map[mynah.UserID]bool{}
 		for i := range msgs {
-			m := &msgs[i]
-			if u := m.Sender; u.ID != 0 && !seen[u.ID] {
+			if u := msgs[i].Sender; u.ID != 0 && !seen[u.ID] {
 				seen[u.ID] = true
-				if _, err := tx.Exec(ctx, insertUserIfNew, agent, int64(u.ID), u.FirstName, u.LastName,
-					u.Username, u.IsBot, now); err != nil {
-					return err
-				}
+				batch.Queue(insertUserIfNew, agent, int64(u.ID), u.FirstName, u.LastName, u.Username, u.IsBot, now)
 			}
-			ok, err := db.insertMessage(ctx, tx, agent, chat.ID, m)
+		}
+		users := batch.Len()
+		for i := range msgs {
+			args, err := db.messageArgs(agent, chat.ID, &msgs[i])
 			if err != nil {
-				return fmt.Errorf("message %d: %w", m.ID, err)
+				return fmt.Errorf("message %d: %w", msgs[i].ID, err)
 			}
-			if ok {
-				added++
+			batch.Queue(insertMessage, args...)
+		}
+		results := tx.SendBatch(ctx, batch)
+		var fresh []int64
+		for i := range batch.Len() {
+			tag, err := results.Exec()
+			if err != nil {
+				results.Close()
+				if i >= users {
+					return fmt.Errorf("message %d: %w", msgs[i-users].ID, err)
+				}
+				return err
+			}
+			if i >= users && tag.RowsAffected() > 0 {
+				fresh = append(fresh, int64(msgs[i-users].ID))
+			}
+		}
+		if err := results.Close(); err != nil {
+			return err
+		}
+		added = len(fresh)
+		for ids := range slices.Chunk(fresh, 1000) {
+			if err := db.indexMessages(ctx, tx, agent, chat.ID, ids); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -124,29 +124,31 @@ func scanMessages(agent string, rows pgx.Rows) ([]mynah.Message, error) {
 // stored already, in which case the stored row is kept, indexes it for search and queues
 // a new message whose media wait for a description. It reports whether it inserted.
 func (db *DB) storeMessage(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, m *mynah.Message) (bool, error) {
-	ok, err := db.insertMessage(ctx, tx, agent, chat, m)
-	if err != nil || !ok {
-		return ok, err
+	args, err := db.messageArgs(agent, chat, m)
+	if err != nil {
+		return false, err
+	}
+	tag, err := tx.Exec(ctx, insertMessage, args...)
+	if err != nil || tag.RowsAffected() == 0 {
+		return false, err
+	}
+	if err := db.indexMessage(ctx, tx, agent, chat, m.ID); err != nil {
+		return false, err
 	}
 	return true, db.queueMedia(ctx, tx, agent, chat, m)
 }
 
-// insertMessage is storeMessage without the media queue: imported messages carry no file
-// ids the agent's bot could download.
-func (db *DB) insertMessage(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, m *mynah.Message) (bool, error) {
+// messageArgs are the arguments of insertMessage for m.
+func (db *DB) messageArgs(agent string, chat mynah.ChatID, m *mynah.Message) ([]any, error) {
 	j, err := encodeMessageJSON(m)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	s := m.Sender
-	tag, err := tx.Exec(ctx, insertMessage, agent, int64(chat), int64(m.ID), m.ThreadID,
+	return []any{agent, int64(chat), int64(m.ID), m.ThreadID,
 		int64(s.ID), s.FirstName, s.LastName, s.Username, s.IsBot,
 		millis(m.Time).Int64, millis(m.Edited), m.Text, j.entities, j.replyTo, j.forward, j.media,
-		m.Outgoing, db.now().UnixMilli())
-	if err != nil || tag.RowsAffected() == 0 {
-		return false, err
-	}
-	return true, db.indexMessage(ctx, tx, agent, chat, m.ID)
+		m.Outgoing, db.now().UnixMilli()}, nil
 }
 
 // editMessage applies an edit: text, entities and media are replaced and edited is set,

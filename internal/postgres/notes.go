@@ -31,7 +31,7 @@ const (
 	// The scope filter is inside the ranking, so that notes of other chats do not take the
 	// places of the ones this chat may see: $4 is All, $5 the chat (a private chat's id is
 	// its user's).
-	queryNoteMatches = `SELECT 0::bigint, c.id, c.len, u.lexeme, u.positions, u.weights::text[]
+	queryNoteMatches = `SELECT 0::bigint, c.id, c.len, u.lexeme, u.positions
 		FROM note_chunks c JOIN note_files f ON f.agent = c.agent AND f.kind = c.kind AND f.path = c.path
 		CROSS JOIN LATERAL unnest(c.doc) AS u(lexeme, positions, weights)
 		WHERE c.agent = $1 AND c.doc @@ $2::tsquery AND u.lexeme = ANY($3::text[])
@@ -94,7 +94,7 @@ func (db *DB) PutNote(ctx context.Context, f mynah.NoteFile, chunks []mynah.Note
 			return err
 		}
 		for _, c := range chunks {
-			doc, n := buildDoc(docPart{c.Text, 'D'})
+			doc, n := buildDoc(docPart{c.Text, bodyPart})
 			if _, err := tx.Exec(ctx, insertNoteChunk, f.Agent, string(f.Kind), f.Path, c.StartLine, c.EndLine, c.Text, c.Hash, doc, n); err != nil {
 				return err
 			}
@@ -124,7 +124,7 @@ func (db *DB) SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteH
 	}
 	queries := make([]string, len(terms))
 	for i, t := range terms {
-		queries[i] = tsquery([]queryTerm{t}, "")
+		queries[i] = tsquery([]queryTerm{t}, []string{bodyPart})
 	}
 	var docs, tokens int64
 	var counts []int64
@@ -134,11 +134,11 @@ func (db *DB) SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteH
 	if docs == 0 {
 		return nil, nil
 	}
-	rows, err := db.pool.Query(ctx, queryNoteMatches, q.Agent, tsquery(terms, ""), lexemes(terms), q.All, int64(q.Chat))
+	rows, err := db.pool.Query(ctx, queryNoteMatches, q.Agent, tsquery(terms, []string{bodyPart}), lexemes(terms, []string{bodyPart}), q.All, int64(q.Chat))
 	if err != nil {
 		return nil, fail(ctx, err, "search notes of %s", q.Agent)
 	}
-	scored, err := scoreRows(rows, terms, newBM25(counts, docs, tokens, map[byte]float64{'D': 1}))
+	scored, err := scoreRows(rows, terms, newBM25(counts, docs, tokens, map[string]float64{bodyPart: 1}))
 	if err != nil {
 		return nil, fail(ctx, err, "search notes of %s", q.Agent)
 	}

@@ -17,24 +17,28 @@ import (
 )
 
 const (
-	// queryIndexSource reads what a message's index entry holds: the message, and the
-	// text of the message before it in the chat (what it answers, when it replies to
-	// nothing).
-	queryIndexSource = `SELECT m.seq, m.sender_id, m.sender_first_name, m.sender_last_name, m.sender_username,
+	// queryIndexSource reads what the index entries of messages of a chat hold: each
+	// message, and the text of the message before it in the chat (what it answers, when it
+	// replies to nothing). Binds agent, chat, ids.
+	queryIndexSource = `SELECT m.message_id, m.seq, m.sender_id, m.sender_first_name, m.sender_last_name, m.sender_username,
 			m.time, m.text, m.media, m.reply_to,
 			(SELECT p.text FROM messages p WHERE p.agent = m.agent AND p.chat_id = m.chat_id
 				AND p.message_id < m.message_id ORDER BY p.message_id DESC LIMIT 1)
-		FROM messages m WHERE m.agent = $1 AND m.chat_id = $2 AND m.message_id = $3`
-	// upsertSearchDoc writes the entry and keeps the chat's counts of entries and tokens.
-	upsertSearchDoc = `WITH old AS (
-			SELECT len FROM message_search WHERE agent = $1 AND chat_id = $2 AND message_id = $3),
+		FROM messages m WHERE m.agent = $1 AND m.chat_id = $2 AND m.message_id = ANY($3::bigint[])`
+	// upsertSearchDocs writes entries of a chat and keeps the chat's counts of entries and
+	// tokens. Binds agent, chat, then the entries' ids, senders, seqs, docs and lengths.
+	upsertSearchDocs = `WITH input AS (
+			SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::int[]) AS i(message_id, sender_id, seq, doc, len)),
+		old AS (
+			SELECT len FROM message_search WHERE agent = $1 AND chat_id = $2 AND message_id = ANY($3::bigint[])),
 		doc AS (
 			INSERT INTO message_search (agent, chat_id, message_id, sender_id, seq, doc, len)
-			VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7)
+			SELECT $1, $2, message_id, sender_id, seq, doc::tsvector, len FROM input
 			ON CONFLICT (agent, chat_id, message_id) DO UPDATE SET sender_id = excluded.sender_id,
 				doc = excluded.doc, len = excluded.len)
 		INSERT INTO search_chats AS s (agent, chat_id, docs, tokens)
-		SELECT $1, $2, CASE WHEN EXISTS (SELECT 1 FROM old) THEN 0 ELSE 1 END, $7 - coalesce((SELECT len FROM old), 0)
+		SELECT $1, $2, (SELECT count(*) FROM input) - (SELECT count(*) FROM old),
+			(SELECT coalesce(sum(len), 0) FROM input) - (SELECT coalesce(sum(len), 0) FROM old)
 		ON CONFLICT (agent, chat_id) DO UPDATE SET docs = s.docs + excluded.docs, tokens = s.tokens + excluded.tokens`
 	queryChatStats  = `SELECT docs, tokens FROM search_chats WHERE agent = $1 AND chat_id = $2`
 	queryAgentStats = `SELECT sum(docs)::bigint, sum(tokens)::bigint FROM search_chats WHERE agent = $1 HAVING count(*) > 0`
@@ -53,30 +57,67 @@ const (
 var months = [...]string{"January", "February", "March", "April", "May", "June", "July",
 	"August", "September", "October", "November", "December"}
 
-// indexMessage writes (or rewrites) the index entry of a stored message in tx: its body
-// (text, caption and media descriptions), its context (the sender's names, month and
-// year) and what it answers (the text it replies to and the message before it). Messages
-// outside the ids Telegram assigns are stored but not indexed, as in the SQLite store.
+// indexMessage writes (or rewrites) the index entry of a stored message in tx.
 func (db *DB) indexMessage(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, id mynah.MessageID) error {
-	if id < 1 || id > mynah.MaxMessageID {
+	return db.indexMessages(ctx, tx, agent, chat, []int64{int64(id)})
+}
+
+// indexMessages writes (or rewrites) the index entries of stored messages of one chat in
+// tx, in two statements however many: each entry's body (text, caption and media
+// descriptions), its context (the sender's names, month and year) and what it answers
+// (the text it replies to and the message before it). Messages outside the ids Telegram
+// assigns are stored but not indexed, as in the SQLite store.
+func (db *DB) indexMessages(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, ids []int64) error {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return id < 1 || id > mynah.MaxMessageID })
+	if len(ids) == 0 {
 		return nil
 	}
-	var (
-		seq, sender, at         int64
-		first, last, username   string
-		text                    string
-		media, replyTo, prevTxt sql.NullString
-	)
-	err := tx.QueryRow(ctx, queryIndexSource, agent, int64(chat), int64(id)).Scan(&seq, &sender, &first, &last, &username,
-		&at, &text, &media, &replyTo, &prevTxt)
+	rows, err := tx.Query(ctx, queryIndexSource, agent, int64(chat), ids)
 	if err != nil {
 		return err
 	}
+	var ( // the entries, as the columns of upsertSearchDocs
+		msgIDs, senders, seqs []int64
+		docs                  []string
+		lens                  []int32
+	)
+	for rows.Next() {
+		var (
+			id, seq, sender, at     int64
+			first, last, username   string
+			text                    string
+			media, replyTo, prevTxt sql.NullString
+		)
+		if err := rows.Scan(&id, &seq, &sender, &first, &last, &username, &at, &text, &media, &replyTo, &prevTxt); err != nil {
+			rows.Close()
+			return err
+		}
+		doc, n, err := entry(id, first, last, username, at, text, media, replyTo, prevTxt)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		msgIDs, senders, seqs = append(msgIDs, id), append(senders, sender), append(seqs, seq)
+		docs, lens = append(docs, doc), append(lens, int32(n))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(msgIDs) == 0 {
+		return nil
+	}
+	_, err = tx.Exec(ctx, upsertSearchDocs, agent, int64(chat), msgIDs, senders, seqs, docs, lens)
+	return err
+}
+
+// entry builds the index entry of one message from its columns.
+func entry(id int64, first, last, username string, at int64, text string, media, replyTo, prevTxt sql.NullString) (string, int, error) {
 	body := text
 	if media.Valid {
 		var items []mediaJSON
 		if err := json.Unmarshal([]byte(media.String), &items); err != nil {
-			return fmt.Errorf("message %d: media column: %w", id, err)
+			return "", 0, fmt.Errorf("message %d: media column: %w", id, err)
 		}
 		for _, it := range items {
 			if it.Description != "" {
@@ -90,15 +131,14 @@ func (db *DB) indexMessage(ctx context.Context, tx pgx.Tx, agent string, chat my
 	if replyTo.Valid {
 		var r replyJSON
 		if err := json.Unmarshal([]byte(replyTo.String), &r); err != nil {
-			return fmt.Errorf("message %d: reply_to column: %w", id, err)
+			return "", 0, fmt.Errorf("message %d: reply_to column: %w", id, err)
 		}
 		if r.Text != "" {
 			previous = r.Text + " " + previous
 		}
 	}
-	doc, n := buildDoc(docPart{body, 'A'}, docPart{context, 'B'}, docPart{previous, 'C'})
-	_, err = tx.Exec(ctx, upsertSearchDoc, agent, int64(chat), int64(id), sender, seq, doc, n)
-	return err
+	doc, n := buildDoc(docPart{body, bodyPart}, docPart{context, contextPart}, docPart{previous, previousPart})
+	return doc, n, nil
 }
 
 // commonTerm is how many matches in the scope make a term common, and recentMatches how
@@ -122,12 +162,12 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if len(terms) == 0 || q.Limit <= 0 {
 		return nil, nil
 	}
-	weights, weight := "A", map[byte]float64{'A': 1}
+	parts, weight := []string{bodyPart}, map[string]float64{bodyPart: 1}
 	if q.ContextWeight > 0 {
-		weights, weight['B'] = weights+"B", q.ContextWeight
+		parts, weight[contextPart] = append(parts, contextPart), q.ContextWeight
 	}
 	if q.PreviousWeight > 0 {
-		weights, weight['C'] = weights+"C", q.PreviousWeight
+		parts, weight[previousPart] = append(parts, previousPart), q.PreviousWeight
 	}
 	var docs, tokens int64
 	var err error
@@ -143,7 +183,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
 	sc := searchScope{agent: q.Agent, chat: q.Chat, sender: q.Sender}
-	counts, err := db.probe(ctx, sc, terms, weights)
+	counts, err := db.probe(ctx, sc, terms, parts)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -160,7 +200,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	} else if q.Sender == 0 {
 		newest = recentMatches
 	}
-	scored, err := db.rank(ctx, sc, terms, weights, newest, newBM25(counts, docs, tokens, weight))
+	scored, err := db.rank(ctx, sc, terms, parts, newest, newBM25(counts, docs, tokens, weight))
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -184,11 +224,17 @@ type searchScope struct {
 
 // where returns the scope's conditions on message_search, numbering its parameters from
 // next, and their values.
+//
+// The conditions are written so that no btree index can serve them (agent || '', chat_id
+// + 0): the GIN index on doc finds the matches, however many rows the scope holds. Left to
+// itself, the planner, which cannot know how selective a term is when planning a prepared
+// statement, may walk the scope's primary key instead, testing every row of a big chat
+// against a rare term.
 func (s searchScope) where(next int) (string, []any) {
-	cond, args := fmt.Sprintf("agent = $%d", next), []any{s.agent}
+	cond, args := fmt.Sprintf("agent || '' = $%d", next), []any{s.agent}
 	if s.chat != 0 {
 		args = append(args, int64(s.chat))
-		cond += fmt.Sprintf(" AND chat_id = $%d", next+len(args)-1)
+		cond += fmt.Sprintf(" AND chat_id + 0 = $%d", next+len(args)-1)
 	}
 	if s.sender != 0 {
 		args = append(args, int64(s.sender))
@@ -197,13 +243,23 @@ func (s searchScope) where(next int) (string, []any) {
 	return cond, args
 }
 
+// exact is where with conditions on the key itself, for a query that walks it.
+func (s searchScope) exact(next int) (string, []any) {
+	cond, args := fmt.Sprintf("agent = $%d", next), []any{s.agent}
+	if s.chat != 0 {
+		args = append(args, int64(s.chat))
+		cond += fmt.Sprintf(" AND chat_id = $%d", next+len(args)-1)
+	}
+	return cond, args
+}
+
 // probe counts each term's matches in the scope, up to commonTerm: it tells a selective
 // term from a common one at a cost bounded by that.
-func (db *DB) probe(ctx context.Context, sc searchScope, terms []queryTerm, weights string) ([]int64, error) {
+func (db *DB) probe(ctx context.Context, sc searchScope, terms []queryTerm, parts []string) ([]int64, error) {
 	cond, args := sc.where(3)
 	queries := make([]string, len(terms))
 	for i, t := range terms {
-		queries[i] = tsquery([]queryTerm{t}, weights)
+		queries[i] = tsquery([]queryTerm{t}, parts)
 	}
 	sql := `SELECT (SELECT count(*) FROM (SELECT 1 FROM message_search WHERE ` + cond + ` AND doc @@ t.q::tsquery LIMIT $2) x)
 		FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`
@@ -227,8 +283,13 @@ type scoredEntry struct {
 
 // rank scores the entries of the scope that match terms, best first, leaving out those
 // that score 0. newest > 0 ranks only the newest that many matches.
-func (db *DB) rank(ctx context.Context, sc searchScope, terms []queryTerm, weights string, newest int, s *bm25) ([]scoredEntry, error) {
+func (db *DB) rank(ctx context.Context, sc searchScope, terms []queryTerm, parts []string, newest int, s *bm25) ([]scoredEntry, error) {
 	cond, args := sc.where(3)
+	if newest > 0 {
+		// The newest matches of common terms are dense along the scope's key: walking it
+		// back is cheaper than collecting every match.
+		cond, args = searchScope{agent: sc.agent, chat: sc.chat}.exact(3)
+	}
 	inner := `SELECT chat_id, message_id, len, doc FROM message_search WHERE ` + cond + ` AND doc @@ $1::tsquery`
 	if newest > 0 {
 		order := "seq"
@@ -238,18 +299,18 @@ func (db *DB) rank(ctx context.Context, sc searchScope, terms []queryTerm, weigh
 		args = append(args, newest)
 		inner += fmt.Sprintf(` ORDER BY %s DESC LIMIT $%d`, order, 2+len(args))
 	}
-	sql := `SELECT s.chat_id, s.message_id, s.len, u.lexeme, u.positions, u.weights::text[]
+	sql := `SELECT s.chat_id, s.message_id, s.len, u.lexeme, u.positions
 		FROM (` + inner + `) s CROSS JOIN LATERAL unnest(s.doc) AS u(lexeme, positions, weights)
 		WHERE u.lexeme = ANY($2::text[])`
-	rows, err := db.pool.Query(ctx, sql, append([]any{tsquery(terms, weights), lexemes(terms)}, args...)...)
+	rows, err := db.pool.Query(ctx, sql, append([]any{tsquery(terms, parts), lexemes(terms, parts)}, args...)...)
 	if err != nil {
 		return nil, err
 	}
 	return scoreRows(rows, terms, s)
 }
 
-// scoreRows reads rows of (chat, id, length, lexeme, positions, weights), grouped by
-// entry in any order, and scores each entry.
+// scoreRows reads rows of (chat, id, length, lexeme, positions), grouped by entry in any
+// order, and scores each entry.
 func scoreRows(rows pgx.Rows, terms []queryTerm, s *bm25) ([]scoredEntry, error) {
 	defer rows.Close()
 	type key struct{ chat, id int64 }
@@ -263,7 +324,7 @@ func scoreRows(rows pgx.Rows, terms []queryTerm, s *bm25) ([]scoredEntry, error)
 		var n int
 		var lex string
 		var o occurrence
-		if err := rows.Scan(&k.chat, &k.id, &n, &lex, &o.positions, &o.weights); err != nil {
+		if err := rows.Scan(&k.chat, &k.id, &n, &lex, &o); err != nil {
 			return nil, err
 		}
 		e := entries[k]

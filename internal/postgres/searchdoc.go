@@ -23,10 +23,12 @@ import (
 // words their Porter stems (Snowball English, the Porter stemmer's successor). The values
 // are then matched as PostgreSQL's 'simple' configuration would: lexemes as they are.
 //
-// A message's entry holds its three parts as tsvector weights: A for the body (what was
-// said), B for the context (who said it and when) and C for what it answers, so that one
-// GIN index serves every query and a query weighs the parts as SQLite's bm25() weighs
-// columns.
+// A message's entry holds its three parts in one tsvector, the words of each part under a
+// prefix of its own: none for the body (what was said), "~c" for the context (who said it
+// and when) and "~p" for what it answers ("~" is never part of a word). One GIN index
+// serves every query, and answers it exactly (tsvector weights would make PostgreSQL
+// recheck every match in the table); a query asks for the parts it weighs, and scoring
+// weighs them as SQLite's bm25() weighs columns.
 
 // tsvector limits (PostgreSQL's MAXSTRLEN, MAXENTRYPOS, MAXNUMPOS): longer words are
 // left out of the index, later positions share the last one, and a word's positions
@@ -103,20 +105,23 @@ func foldToken(tok string) string {
 	return english.Stem(tok, false)
 }
 
-// docPart is one weighted part of an index entry.
+// The parts of a message's entry, by the prefix of their lexemes.
+const (
+	bodyPart     = ""
+	contextPart  = "~c"
+	previousPart = "~p"
+)
+
+// docPart is one part of an index entry: its text, and the prefix of its lexemes.
 type docPart struct {
 	text   string
-	weight byte // 'A', 'B', 'C' or 'D' (none)
+	prefix string
 }
 
 // buildDoc returns the tsvector text of parts and their number of tokens. Each part's
 // positions follow the previous part's with a gap, so a phrase never spans two parts.
 func buildDoc(parts ...docPart) (string, int) {
-	type occurrences struct {
-		pos    []int
-		weight []byte
-	}
-	lex := map[string]*occurrences{}
+	lex := map[string][]int{}
 	var order []string
 	pos, n, size := 0, 0, 0
 	var toks []string
@@ -125,22 +130,20 @@ func buildDoc(parts ...docPart) (string, int) {
 		for _, t := range toks {
 			n++
 			pos = min(pos+1, maxPosition)
+			t = p.prefix + t
 			if len(t) > maxLexemeBytes {
 				continue
 			}
-			o := lex[t]
-			if o == nil {
+			o, ok := lex[t]
+			if !ok {
 				if size+len(t) > maxDocBytes {
 					continue
 				}
 				size += len(t)
-				o = &occurrences{}
-				lex[t] = o
 				order = append(order, t)
 			}
-			if len(o.pos) < maxPositions && (len(o.pos) == 0 || o.pos[len(o.pos)-1] != pos) {
-				o.pos = append(o.pos, pos)
-				o.weight = append(o.weight, p.weight)
+			if len(o) < maxPositions && (len(o) == 0 || o[len(o)-1] != pos) {
+				lex[t] = append(o, pos)
 			}
 		}
 		pos = min(pos+1, maxPosition)
@@ -152,15 +155,11 @@ func buildDoc(parts ...docPart) (string, int) {
 		}
 		writeLexeme(&b, t)
 		b.WriteByte(':')
-		o := lex[t]
-		for j, p := range o.pos {
+		for j, p := range lex[t] {
 			if j > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteString(strconv.Itoa(p))
-			if o.weight[j] != 'D' {
-				b.WriteByte(o.weight[j])
-			}
 		}
 	}
 	return b.String(), n
@@ -202,52 +201,49 @@ func queryTerms(terms []string) []queryTerm {
 	return out
 }
 
-// tsquery returns the tsquery text matching any of terms, each in the parts whose weights
-// are listed (weights "" matches every part).
-func tsquery(terms []queryTerm, weights string) string {
+// tsquery returns the tsquery text matching any of terms in any of the parts named by
+// their prefixes.
+func tsquery(terms []queryTerm, prefixes []string) string {
 	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" | ")
-		}
-		if len(t) > 1 {
-			b.WriteByte('(')
-		}
-		for j, l := range t {
-			if j > 0 {
-				b.WriteString(" <-> ")
+	for _, t := range terms {
+		for _, p := range prefixes {
+			if b.Len() > 0 {
+				b.WriteString(" | ")
 			}
-			writeLexeme(&b, l)
-			if weights != "" {
-				b.WriteByte(':')
-				b.WriteString(weights)
+			if len(t) > 1 {
+				b.WriteByte('(')
 			}
-		}
-		if len(t) > 1 {
-			b.WriteByte(')')
+			for j, l := range t {
+				if j > 0 {
+					b.WriteString(" <-> ")
+				}
+				writeLexeme(&b, p+l)
+			}
+			if len(t) > 1 {
+				b.WriteByte(')')
+			}
 		}
 	}
 	return b.String()
 }
 
-// lexemes returns every lexeme of terms, once.
-func lexemes(terms []queryTerm) []string {
+// lexemes returns every lexeme of terms in the parts named by prefixes, once.
+func lexemes(terms []queryTerm, prefixes []string) []string {
 	var out []string
 	for _, t := range terms {
 		for _, l := range t {
-			if !slices.Contains(out, l) {
-				out = append(out, l)
+			for _, p := range prefixes {
+				if !slices.Contains(out, p+l) {
+					out = append(out, p+l)
+				}
 			}
 		}
 	}
 	return out
 }
 
-// occurrence is where one lexeme occurs in one entry: its positions and their weights.
-type occurrence struct {
-	positions []int16
-	weights   []string
-}
+// occurrence is where one lexeme occurs in one entry: its positions.
+type occurrence []int16
 
 // bm25 scores entries the way SQLite's FTS5 bm25() does (k1 1.2, b 0.75): for each term,
 // its idf times its weighted frequency saturated by the entry's length against the
@@ -255,7 +251,7 @@ type occurrence struct {
 type bm25 struct {
 	idf    []float64
 	avgLen float64
-	weight map[byte]float64 // of each part, by tsvector weight
+	weight map[string]float64 // of each part scored, by its prefix
 }
 
 const (
@@ -265,7 +261,7 @@ const (
 
 // newBM25 sets up scoring for terms matched by matches[i] of docs entries, whose tokens
 // number tokens in all.
-func newBM25(matches []int64, docs, tokens int64, weight map[byte]float64) *bm25 {
+func newBM25(matches []int64, docs, tokens int64, weight map[string]float64) *bm25 {
 	s := &bm25{weight: weight, avgLen: 1}
 	if docs > 0 && tokens > 0 {
 		s.avgLen = float64(tokens) / float64(docs)
@@ -297,28 +293,22 @@ func (s *bm25) score(terms []queryTerm, n int, occ map[string]occurrence) float6
 // frequency is how often t occurs in an entry, each occurrence weighed by its part's
 // weight: for a phrase, the occurrences of its first lexeme followed by the others.
 func (s *bm25) frequency(t queryTerm, occ map[string]occurrence) float64 {
-	first, ok := occ[t[0]]
-	if !ok {
-		return 0
-	}
 	var f float64
-	for j, p := range first.positions {
-		w := byte('D')
-		if j < len(first.weights) && first.weights[j] != "" {
-			w = first.weights[j][0]
+	for prefix, w := range s.weight {
+		for _, p := range occ[prefix+t[0]] {
+			if len(t) == 1 || followedBy(p, prefix, t[1:], occ) {
+				f += w
+			}
 		}
-		if len(t) > 1 && !followedBy(p, t[1:], occ) {
-			continue
-		}
-		f += s.weight[w]
 	}
 	return f
 }
 
-// followedBy reports whether the lexemes rest occur at the positions after p.
-func followedBy(p int16, rest []string, occ map[string]occurrence) bool {
+// followedBy reports whether the lexemes rest of the part prefix occur at the positions
+// after p.
+func followedBy(p int16, prefix string, rest []string, occ map[string]occurrence) bool {
 	for k, l := range rest {
-		if !slices.Contains(occ[l].positions, p+int16(k)+1) {
+		if !slices.Contains(occ[prefix+l], p+int16(k)+1) {
 			return false
 		}
 	}
