@@ -225,8 +225,8 @@ type searchScope struct {
 // where returns the scope's conditions on message_search, numbering its parameters from
 // next, and their values.
 //
-// The conditions are written so that no btree index can serve them (agent || ”, chat_id
-// + 0): the GIN index on doc finds the matches, however many rows the scope holds. Left to
+// The conditions are written so that no btree index can serve them (the agent joined to
+// an empty string, the chat plus 0): the GIN index on doc finds the matches, however many rows the scope holds. Left to
 // itself, the planner, which cannot know how selective a term is when planning a prepared
 // statement, may walk the scope's primary key instead, testing every row of a big chat
 // against a rare term.
