@@ -59,7 +59,7 @@ func TestQueryPlans(t *testing.T) {
 		queryStoredMedia:    {"a", 1, 1},
 		queryPendingMedia:   {0, 10},
 		queryVectorPending:  {0, "a", "m", 1000, 64},
-		`SELECT 1 FROM message_search WHERE ` + probeCond + ` AND doc @@ $1::tsquery LIMIT $2`:                                  append([]any{"'owl'", 500}, probeArgs...),
+		`SELECT 1 FROM message_search WHERE ` + probeCond + ` AND doc @@ $1::tsquery LIMIT $2`:                          append([]any{"'owl'", 500}, probeArgs...),
 		`SELECT 1 FROM message_search WHERE ` + exactCond + ` AND doc @@ $1::tsquery ORDER BY message_id DESC LIMIT $2`: append([]any{"'owl'", 500}, exactArgs...),
 	}
 	for q, args := range queries {
