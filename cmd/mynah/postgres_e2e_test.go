@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,7 +94,9 @@ const instanceKills = 20
 // TestPostgresInstancesKilled checks issue 16's promise: three instances serve the same
 // bot from one database under the crash test's closed-loop load (each user sends the
 // next message once the whole reply arrived), and one of them, picked at random, is
-// killed with SIGKILL at random moments and restarted. Then every user message is stored,
+// killed with SIGKILL at random moments and restarted, or, every other time, cut off
+// from the database (pg_terminate_backend of all its connections, a network partition:
+// it reconnects, and must not deliver the work others took over). Then every user message is stored,
 // every reply arrived whole and in order, each message has one turn, and the only
 // duplicates are parts resent after a kill between Telegram accepting them and their
 // MarkSent commit (counted).
@@ -134,16 +137,31 @@ func TestPostgresInstancesKilled(t *testing.T) {
 	load := startCrashLoad(users, h.emu, chats)
 	defer func() { stopUsers(); <-load.done; <-load.routed }()
 
+	admin, err := pgxpool.New(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	cut := 0
 	for i := range kills {
 		time.Sleep(crashMinAlive + time.Duration(rng.Int64N(int64(crashMaxAlive-crashMinAlive)+int64(time.Second))))
 		k := rng.IntN(len(insts))
-		fmt.Fprintf(h.logs, "=== instances test: kill %d, instance %d\n", i+1, k)
+		if rng.IntN(2) == 0 {
+			fmt.Fprintf(h.logs, "=== instances test: fault %d, instance %d cut off from the database\n", i+1, k)
+			if _, err := admin.Exec(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`,
+				"mynah/"+strconv.Itoa(insts[k].cmd.Process.Pid)); err != nil {
+				t.Fatal(err)
+			}
+			cut++
+			continue
+		}
+		fmt.Fprintf(h.logs, "=== instances test: fault %d, instance %d killed\n", i+1, k)
 		insts[k].kill()
 		insts[k] = h.spawnInstance()
 	}
 	load.stop()
 	drain, cancel := context.WithTimeout(t.Context(), crashDrain)
-	err := load.wait(drain)
+	err = load.wait(drain)
 	cancel()
 	if err != nil {
 		t.Errorf("after the last kill, not every user got the reply to their last message within %v: %v", crashDrain, err)
@@ -156,8 +174,8 @@ func TestPostgresInstancesKilled(t *testing.T) {
 	}
 	asks := load.asks()
 	lost, missing, dups := checkInstances(t, h, dsn, chats, asks)
-	t.Logf("instances: 3; kills: %d; chats: %d; user messages: %d; lost: %d; reply parts missing: %d; duplicate parts: %d",
-		kills, chats, len(asks), lost, missing, dups)
+	t.Logf("instances: 3; faults: %d (%d kills, %d cut off); chats: %d; user messages: %d; lost: %d; reply parts missing: %d; duplicate parts: %d",
+		kills, kills-cut, cut, chats, len(asks), lost, missing, dups)
 	if lost > 0 || missing > 0 {
 		t.Errorf("%d user messages lost, %d reply parts missing", lost, missing)
 	}

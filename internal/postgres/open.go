@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -89,7 +91,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
 	}
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "mynah"
+		// pg_stat_activity then tells the instances sharing a database apart.
+		cfg.ConnConfig.RuntimeParams["application_name"] = "mynah/" + strconv.Itoa(os.Getpid())
 	}
 	db := &DB{dsn: Redact(dsn), now: time.Now, logger: opts.Logger}
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
