@@ -29,13 +29,12 @@ const (
 		ARRAY(SELECT (SELECT count(*) FROM note_chunks WHERE agent = $1 AND doc @@ t.q::tsquery)
 			FROM unnest($2::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i)`
 	// The scope filter is inside the ranking, so that notes of other chats do not take the
-	// places of the ones this chat may see: $4 is All, $5 the chat (a private chat's id is
+	// places of the ones this chat may see: $3 is All, $4 the chat (a private chat's id is
 	// its user's).
-	queryNoteMatches = `SELECT 0::bigint, c.id, c.len, u.lexeme, u.positions
+	queryNoteMatches = `SELECT 0::bigint, c.id, c.len, c.doc::text
 		FROM note_chunks c JOIN note_files f ON f.agent = c.agent AND f.kind = c.kind AND f.path = c.path
-		CROSS JOIN LATERAL unnest(c.doc) AS u(lexeme, positions, weights)
-		WHERE c.agent = $1 AND c.doc @@ $2::tsquery AND u.lexeme = ANY($3::text[])
-			AND ($4 OR f.scope = 'global' OR (f.scope = 'chat' AND f.chat_id = $5) OR (f.scope = 'user' AND f.user_id = $5))`
+		WHERE c.agent = $1 AND c.doc @@ $2::tsquery
+			AND ($3 OR f.scope = 'global' OR (f.scope = 'chat' AND f.chat_id = $4) OR (f.scope = 'user' AND f.user_id = $4))`
 	queryNoteWinners = `SELECT ` + noteFileColumns + `, c.id, c.start_line, c.end_line, c.text, c.hash
 		FROM note_chunks c JOIN note_files f ON f.agent = c.agent AND f.kind = c.kind AND f.path = c.path
 		WHERE c.id = ANY($1)`
@@ -134,11 +133,11 @@ func (db *DB) SearchNotes(ctx context.Context, q mynah.NoteQuery) ([]mynah.NoteH
 	if docs == 0 {
 		return nil, nil
 	}
-	rows, err := db.pool.Query(ctx, queryNoteMatches, q.Agent, tsquery(terms, []string{bodyPart}), lexemes(terms, []string{bodyPart}), q.All, int64(q.Chat))
+	rows, err := db.pool.Query(ctx, queryNoteMatches, q.Agent, tsquery(terms, []string{bodyPart}), q.All, int64(q.Chat))
 	if err != nil {
 		return nil, fail(ctx, err, "search notes of %s", q.Agent)
 	}
-	scored, err := scoreRows(rows, terms, newBM25(counts, docs, tokens, map[string]float64{bodyPart: 1}))
+	scored, err := scoreRows(rows, terms, lexemes(terms, []string{bodyPart}), newBM25(counts, docs, tokens, map[string]float64{bodyPart: 1}))
 	if err != nil {
 		return nil, fail(ctx, err, "search notes of %s", q.Agent)
 	}

@@ -284,11 +284,11 @@ type scoredEntry struct {
 // rank scores the entries of the scope that match terms, best first, leaving out those
 // that score 0. newest > 0 ranks only the newest that many matches.
 func (db *DB) rank(ctx context.Context, sc searchScope, terms []queryTerm, parts []string, newest int, s *bm25) ([]scoredEntry, error) {
-	cond, args := sc.where(3)
+	cond, args := sc.where(2)
 	if newest > 0 {
 		// The newest matches of common terms are dense along the scope's key: walking it
 		// back is cheaper than collecting every match.
-		cond, args = searchScope{agent: sc.agent, chat: sc.chat}.exact(3)
+		cond, args = searchScope{agent: sc.agent, chat: sc.chat}.exact(2)
 	}
 	inner := `SELECT chat_id, message_id, len, doc FROM message_search WHERE ` + cond + ` AND doc @@ $1::tsquery`
 	if newest > 0 {
@@ -297,51 +297,43 @@ func (db *DB) rank(ctx context.Context, sc searchScope, terms []queryTerm, parts
 			order = "message_id"
 		}
 		args = append(args, newest)
-		inner += fmt.Sprintf(` ORDER BY %s DESC LIMIT $%d`, order, 2+len(args))
+		inner += fmt.Sprintf(` ORDER BY %s DESC LIMIT $%d`, order, 1+len(args))
 	}
-	sql := `SELECT s.chat_id, s.message_id, s.len, u.lexeme, u.positions
-		FROM (` + inner + `) s CROSS JOIN LATERAL unnest(s.doc) AS u(lexeme, positions, weights)
-		WHERE u.lexeme = ANY($2::text[])`
-	rows, err := db.pool.Query(ctx, sql, append([]any{tsquery(terms, parts), lexemes(terms, parts)}, args...)...)
+	// The entries come back whole, as text, and Go picks the query's lexemes out of them:
+	// cheaper for PostgreSQL than unnesting every entry into rows.
+	sql := `SELECT chat_id, message_id, len, doc::text FROM (` + inner + `) s`
+	rows, err := db.pool.Query(ctx, sql, append([]any{tsquery(terms, parts)}, args...)...)
 	if err != nil {
 		return nil, err
 	}
-	return scoreRows(rows, terms, s)
+	return scoreRows(rows, terms, lexemes(terms, parts), s)
 }
 
-// scoreRows reads rows of (chat, id, length, lexeme, positions), grouped by entry in any
-// order, and scores each entry.
-func scoreRows(rows pgx.Rows, terms []queryTerm, s *bm25) ([]scoredEntry, error) {
+// scoreRows reads rows of (chat, id, length, entry as text) and scores each entry: best
+// first, leaving out those that score 0.
+func scoreRows(rows pgx.Rows, terms []queryTerm, lexemes []string, s *bm25) ([]scoredEntry, error) {
 	defer rows.Close()
-	type key struct{ chat, id int64 }
-	type entry struct {
-		n   int
-		occ map[string]occurrence
-	}
-	entries := map[key]*entry{}
+	var out []scoredEntry
+	occ := map[string]occurrence{}
 	for rows.Next() {
-		var k key
+		var e scoredEntry
 		var n int
-		var lex string
-		var o occurrence
-		if err := rows.Scan(&k.chat, &k.id, &n, &lex, &o); err != nil {
+		var doc string
+		if err := rows.Scan(&e.chat, &e.id, &n, &doc); err != nil {
 			return nil, err
 		}
-		e := entries[k]
-		if e == nil {
-			e = &entry{n: n, occ: map[string]occurrence{}}
-			entries[k] = e
+		clear(occ)
+		for _, l := range lexemes {
+			if o := positionsOf(doc, l); o != nil {
+				occ[l] = o
+			}
 		}
-		e.occ[lex] = o
+		if e.score = s.score(terms, n, occ); e.score > 0 {
+			out = append(out, e)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
-	}
-	out := make([]scoredEntry, 0, len(entries))
-	for k, e := range entries {
-		if score := s.score(terms, e.n, e.occ); score > 0 {
-			out = append(out, scoredEntry{chat: k.chat, id: k.id, score: score})
-		}
 	}
 	slices.SortFunc(out, func(a, b scoredEntry) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {

@@ -314,3 +314,45 @@ func followedBy(p int16, prefix string, rest []string, occ map[string]occurrence
 	}
 	return true
 }
+
+// positionsOf returns the positions of lexeme l in doc, a tsvector's text ('l':1,5
+// 'm':3 …, as buildDoc writes it and PostgreSQL prints it), nil when it is not there.
+func positionsOf(doc, l string) occurrence {
+	var b strings.Builder
+	writeLexeme(&b, l)
+	b.WriteByte(':')
+	key := b.String()
+	i := 0
+	for {
+		j := strings.Index(doc[i:], key)
+		if j < 0 {
+			return nil
+		}
+		i += j
+		if i == 0 || doc[i-1] == ' ' {
+			break // a lexeme's start, not the tail of another
+		}
+		i++
+	}
+	var out occurrence
+	rest := doc[i+len(key):]
+	for {
+		end := 0
+		for end < len(rest) && '0' <= rest[end] && rest[end] <= '9' {
+			end++
+		}
+		p, err := strconv.Atoi(rest[:end])
+		if err != nil {
+			return out
+		}
+		out = append(out, int16(p))
+		rest = rest[end:]
+		for len(rest) > 0 && 'A' <= rest[0] && rest[0] <= 'D' {
+			rest = rest[1:] // a weight
+		}
+		if len(rest) == 0 || rest[0] != ',' {
+			return out
+		}
+		rest = rest[1:]
+	}
+}
