@@ -116,11 +116,17 @@ const (
 
 const (
 	// queryClaimedTurns claims the chats with due turns and returns the turns of those it
-	// holds. Binds agent, owner, now, limit, live owners, their time.
+	// holds, but for a chat it takes over only now that still has parts to deliver: a
+	// runner reads the outbox before the turns, and a chat's undelivered parts must go out
+	// before its next answer, so those turns wait for the next scan, which finds the chat's
+	// parts and turns together. Binds agent, owner, now, limit, live owners, their time.
 	queryClaimedTurns = `WITH work AS (SELECT DISTINCT chat_id FROM turns WHERE agent = $1 AND done_at IS NULL AND due <= $3), ` +
 		claimTurnsCTE + `
-		SELECT ` + turnColumns + ` FROM turns
-		WHERE agent = $1 AND done_at IS NULL AND due <= $3 AND chat_id IN (SELECT chat_id FROM mine) ORDER BY id LIMIT $4`
+		SELECT ` + turnColumns + ` FROM turns t
+		WHERE agent = $1 AND done_at IS NULL AND due <= $3 AND chat_id IN (SELECT chat_id FROM mine)
+			AND NOT (chat_id IN (SELECT chat_id FROM taken) AND EXISTS (SELECT 1 FROM outbox o
+				WHERE o.agent = $1 AND o.chat_id = t.chat_id AND o.sent_at IS NULL AND o.failed_at IS NULL))
+		ORDER BY id LIMIT $4`
 	// queryClaimedParts is the same for the outbox. Binds agent, owner, limit, live
 	// owners, their time.
 	queryClaimedParts = `WITH work AS (SELECT DISTINCT chat_id FROM outbox WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL), ` +
