@@ -306,7 +306,7 @@ func readiness(db store, procs *[]*agentProcess) func(context.Context) error {
 			return errors.New("starting")
 		}
 		for _, p := range *procs {
-			if !p.bot.Receiving() {
+			if !p.bot.Receiving() && !shared(db) {
 				return fmt.Errorf("agent %s: not receiving updates from Telegram", p.cfg.Name)
 			}
 		}

@@ -107,6 +107,13 @@ func electPollers(db store, cfg *config, procs []*agentProcess, intake []func(co
 	return out
 }
 
+// shared reports whether db is shared with other instances: then a bot this instance
+// does not poll is polled by another (see electPollers), and readiness does not ask for it.
+func shared(db store) bool {
+	_, ok := db.(*postgres.DB)
+	return ok
+}
+
 // coordinate keeps this instance present among those sharing the database and wakes an
 // agent's runner when another instance queues a turn for it.
 func coordinate(db store, procs []*agentProcess) []func(context.Context) error {
