@@ -37,8 +37,8 @@ const rebuildBatch = 500
 // Rebuild makes whole what rows written around the store leave out (`mynah store copy`
 // inserts rows as they are): it moves every identity sequence past the ids copied in,
 // indexes for search every message that has no entry, in batches of one transaction,
-// reporting progress (done of total; progress may be nil), and counts each chat's entries
-// again. It is safe to run again.
+// reporting progress (done of total; progress may be nil), counts each chat's entries
+// again and gathers the planner's statistics. It is safe to run again.
 func (db *DB) Rebuild(ctx context.Context, progress func(done, total int)) error {
 	for _, id := range identities {
 		q := fmt.Sprintf(`SELECT setval(pg_get_serial_sequence('%[1]s', '%[2]s'), greatest((SELECT max(%[2]s) FROM %[1]s), 1))`, id.table, id.column)
@@ -99,6 +99,11 @@ func (db *DB) Rebuild(ctx context.Context, progress func(done, total int)) error
 	// behind: count again.
 	if _, err := db.pool.Exec(ctx, recountSearch); err != nil {
 		return fail(ctx, err, "count the search entries")
+	}
+	// The planner's statistics, now rather than when autovacuum comes round: a search
+	// planned without them may read a big chat row by row.
+	if _, err := db.pool.Exec(ctx, `ANALYZE messages, message_search, turns, outbox, chats, users`); err != nil {
+		return fail(ctx, err, "analyze the copied tables")
 	}
 	return nil
 }
