@@ -30,7 +30,8 @@ const (
 // Accept records updateID as handled for agent and applies in, in one transaction, with
 // the semantics of the SQLite store (see mynah.Inbox): the dedupe key first, then the
 // chat and users (latest names win), the message (kept when stored already, and then no
-// reset and no turn), an edit, a reset and a turn. Two instances accepting the same
+// reset and no turn), an edit, a reset and a turn (*in.Turn then set as queued, its ID
+// too). Two instances accepting the same
 // update race on the updates primary key: the second waits for the first to commit and
 // then finds the key taken, so exactly one applies it.
 func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah.Intake) (bool, error) {
@@ -41,9 +42,12 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 	if err := validateIntake(agent, chat.ID, in); err != nil {
 		return false, fmt.Errorf("postgres: accept update %d of %s: %w", updateID, agent, err)
 	}
-	var accepted bool
+	var (
+		accepted bool
+		queued   mynah.Turn // in.Turn as queued
+	)
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		accepted = false
+		accepted, queued = false, mynah.Turn{}
 		now := db.now()
 		tag, err := tx.Exec(ctx, insertUpdate, agent, updateID, now.UnixMilli())
 		if err != nil || tag.RowsAffected() == 0 {
@@ -99,9 +103,9 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 					return err
 				}
 			}
-			turn := *t
-			turn.Chat = tc
-			if _, err := db.insertTurnTx(ctx, tx, agent, turn); err != nil {
+			queued = *t
+			queued.Agent, queued.Chat, queued.Created = agent, tc, orNow(t.Created, db.now)
+			if queued.ID, err = db.insertTurnTx(ctx, tx, agent, queued); err != nil {
 				return err
 			}
 		}
@@ -109,6 +113,9 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 	})
 	if err != nil {
 		return false, fail(ctx, err, "accept update %d of %s", updateID, agent)
+	}
+	if queued.ID != 0 {
+		*in.Turn = queued
 	}
 	return accepted, nil
 }

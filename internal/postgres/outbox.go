@@ -125,7 +125,8 @@ func (db *DB) settle(ctx context.Context, partID int64, fn func(tx pgx.Tx, agent
 }
 
 // MarkSent records that the part was delivered as sent and, in the same transaction,
-// stores sent as the agent's outgoing message (see mynah.Outbox). Marking a part that is
+// stores sent as the agent's outgoing message (see mynah.Outbox) and records it in the
+// views of the agent's crew peers in the chat (see mynah.Crews). Marking a part that is
 // already sent or failed is a no-op; an unknown part is an error wrapping
 // mynah.ErrNotFound.
 func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) error {
@@ -150,11 +151,16 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			c.IsForum, now.UnixMilli()); err != nil {
 			return err
 		}
+		var err error
 		if !m.Edited.IsZero() { // the part edited a message the agent sent before
-			return db.editMessage(ctx, tx, agent, c.ID, &m)
+			err = db.editMessage(ctx, tx, agent, c.ID, &m)
+		} else {
+			_, err = db.storeMessage(ctx, tx, agent, c.ID, &m)
 		}
-		_, err := db.storeMessage(ctx, tx, agent, c.ID, &m)
-		return err
+		if err != nil {
+			return err
+		}
+		return db.shareSent(ctx, tx, agent, &m) // crew.go: the other members of its crews see it
 	})
 	if err != nil {
 		return fail(ctx, err, "mark part %d sent", partID)

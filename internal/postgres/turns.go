@@ -90,6 +90,15 @@ func scanTurns(agent string, rows pgx.Rows) ([]mynah.Turn, error) {
 // With Claims on, an instance that lost the chat's claim to another cannot finish the
 // turn: the new holder runs it, and the stale answer is never delivered.
 func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPart) ([]mynah.OutPart, error) {
+	return db.FinishTurnWith(ctx, turnID, mynah.TurnOutcome{Parts: parts})
+}
+
+// FinishTurnWith finishes the turn as FinishTurn does with o.Parts and, in the same
+// transaction, records o.Usage (as RecordUsage) and o.Prompt (as RecordPrompt, its Turn
+// set to turnID). On a finished turn nothing is enqueued or recorded again, and the
+// stored parts are returned as FinishTurn returns them.
+func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutcome) ([]mynah.OutPart, error) {
+	parts := o.Parts
 	var out []mynah.OutPart
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		out = nil
@@ -109,6 +118,9 @@ func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPar
 				return err
 			}
 			if _, err := tx.Exec(ctx, finishTurn, db.now().UnixMilli(), turnID); err != nil {
+				return err
+			}
+			if err := db.recordOutcome(ctx, tx, turnID, agent, o); err != nil {
 				return err
 			}
 		}
@@ -139,6 +151,24 @@ func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPar
 		return nil, fail(ctx, err, "finish turn %d", turnID)
 	}
 	return out, nil
+}
+
+// recordOutcome records the usage and the prompt record of a turn being finished.
+func (db *DB) recordOutcome(ctx context.Context, tx pgx.Tx, turnID int64, agent string, o mynah.TurnOutcome) error {
+	for _, u := range o.Usage {
+		if _, err := tx.Exec(ctx, insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
+			u.CachedTokens, orNow(u.Time, db.now).UnixMilli()); err != nil {
+			return err
+		}
+	}
+	if rec := o.Prompt; rec != nil {
+		u := rec.Usage
+		if _, err := tx.Exec(ctx, upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
+			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, orNow(rec.Time, db.now).UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkParts reports the first part that cannot be enqueued for a turn of agent.
