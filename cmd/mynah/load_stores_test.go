@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +75,7 @@ func runStoreLoad(b *testing.B, bin, store string, instances, chats, perChat int
 	var procs []*exec.Cmd
 	for range instances {
 		cmd := exec.Command(bin, "serve", "--config", dir)
-		cmd.Env = append(cleanEnv(), "MYNAH_ACCESS_PRIVATE=open", "MYNAH_TELEGRAM_API_URL="+srv, "TELEGRAM_BOT_TOKEN="+telegramtest.DefaultToken,
+		cmd.Env = append(loadEnv(), "MYNAH_ACCESS_PRIVATE=open", "MYNAH_TELEGRAM_API_URL="+srv, "TELEGRAM_BOT_TOKEN="+telegramtest.DefaultToken,
 			"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+fake.URL())
 		cmd.Stderr = logs
 		if err := cmd.Start(); err != nil {
@@ -173,4 +174,28 @@ func postgresCPU() time.Duration {
 		total += time.Duration(utime+stime) * time.Second / 100
 	}
 	return total
+}
+
+// startEmulator serves emu on a local port until the benchmark ends and returns its URL.
+func startEmulator(b *testing.B, emu *telegramtest.Server) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = emu.Run(ctx, ln); close(done) }()
+	b.Cleanup(func() { cancel(); <-done })
+	return "http://" + ln.Addr().String()
+}
+
+// lastLine is the last line of s that is not a bracketed header: the user's own text.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !strings.HasPrefix(lines[i], "[") {
+			return lines[i]
+		}
+	}
+	return ""
 }

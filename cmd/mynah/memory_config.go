@@ -10,8 +10,6 @@ import (
 
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/memory"
-	"github.com/mynah-ai/mynah/internal/sqlite"
-	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
 // The memory keys of an agent's settings (search, summaries, embeddings) and the memory

@@ -11,6 +11,7 @@ import (
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/postgres"
 	"github.com/mynah-ai/mynah/internal/sqlite"
+	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
 // store is the store the commands hold: every contract of mynah.Store, and what serve and
@@ -21,6 +22,8 @@ type store interface {
 	Ping(ctx context.Context) error
 	// ModelTurnsSince restores the rate limits at start (access.TurnLog).
 	ModelTurnsSince(ctx context.Context, agent string, since time.Time, fn func(mynah.UserID, time.Time)) error
+	// tokens.Store keeps what each agent's models taught the token estimator.
+	tokens.Store
 }
 
 var (
