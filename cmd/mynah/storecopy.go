@@ -65,7 +65,7 @@ type copyTable struct {
 	key   []string // the primary key: the copy's order
 	bools []string
 	// mirror marks the tables mynah deletes rows of (a fact forgotten, a media file
-	// described, a description an operator dropped): a row the source no longer holds is
+	// described, a description an operator dropped, a member a crew no longer lists): a row the source no longer holds is
 	// deleted from the target too, so that a second copy does not bring a forgotten fact
 	// back.
 	mirror bool
@@ -78,7 +78,7 @@ type copyTable struct {
 func copyTables() []copyTable {
 	table := func(name, cols, key, bools string) copyTable {
 		return copyTable{name: name, cols: strings.Fields(cols), key: strings.Fields(key), bools: strings.Fields(bools),
-			mirror: name == "facts" || name == "media_notes" || name == "media_queue"}
+			mirror: name == "facts" || name == "media_notes" || name == "media_queue" || name == "crew_members"}
 	}
 	return []copyTable{
 		table("chats", "agent chat_id type title username is_forum updated_at", "agent chat_id", "is_forum"),
@@ -102,6 +102,10 @@ func copyTables() []copyTable {
 		table("group_access", "agent chat_id title added_by added_by_first_name added_by_last_name added_by_username added_at approved_at approved_by noticed_at created", "agent chat_id", ""),
 		table("media_notes", "unique_id kind set_name emoji status description problem source attempts updated", "unique_id", ""),
 		table("media_queue", "id agent chat_id message_id due", "id", ""),
+		table("token_calibration", "agent model state updated", "agent model", ""),
+		table("crew_states", "crew chat_id thread_id version cycle active round next closing turn_id outcome target asked replied spoke passed failed ended command session updated", "crew chat_id", "active closing"),
+		table("crew_members", "crew chat_id agent position last_seen turns", "crew chat_id agent", ""),
+		table("model_sessions", "key session_id seen turns started used", "key", ""),
 	}
 }
 

@@ -195,6 +195,28 @@ func (db *DB) checkClaim(ctx context.Context, tx pgx.Tx, agent string, chat myna
 	return nil
 }
 
+// claimQueued reports whether this instance may run a turn of chat it has just queued
+// itself (Accept) straight away, without reading the queue: with one instance always;
+// with several only when it holds the chat, or the chat was never claimed and it takes
+// it now. A chat another instance holds, or held before it went, is left to the scans,
+// which order its takeover after its undelivered parts.
+func (db *DB) claimQueued(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID) (bool, error) {
+	if db.claims == nil {
+		return true, nil
+	}
+	var owner int64
+	err := tx.QueryRow(ctx, claimChat, agent, int64(chat), db.claims.owner).Scan(&owner)
+	if err != nil {
+		return false, err
+	}
+	return owner == db.claims.owner, nil
+}
+
+// claimChat takes a chat nobody claimed and returns its owner.
+const claimChat = `WITH taken AS (INSERT INTO chat_claims (agent, chat_id, owner, claimed_at)
+		VALUES ($1, $2, $3, now()) ON CONFLICT (agent, chat_id) DO NOTHING RETURNING owner)
+	SELECT owner FROM taken UNION ALL SELECT owner FROM chat_claims WHERE agent = $1 AND chat_id = $2 LIMIT 1`
+
 // workChannel is the channel of the notifications of queued turns; the payload is the
 // schema and the agent, so that stores in other schemas of the database ignore them.
 const workChannel = "mynah_work"

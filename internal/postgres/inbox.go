@@ -31,7 +31,7 @@ const (
 // the semantics of the SQLite store (see mynah.Inbox): the dedupe key first, then the
 // chat and users (latest names win), the message (kept when stored already, and then no
 // reset and no turn), an edit, a reset and a turn (*in.Turn then set as queued, its ID
-// too). Two instances accepting the same
+// too, unless another instance serves the chat: see claimQueued). Two instances accepting the same
 // update race on the updates primary key: the second waits for the first to commit and
 // then finds the key taken, so exactly one applies it.
 func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah.Intake) (bool, error) {
@@ -106,6 +106,12 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 			queued = *t
 			queued.Agent, queued.Chat, queued.Created = agent, tc, orNow(t.Created, db.now)
 			if queued.ID, err = db.insertTurnTx(ctx, tx, agent, queued); err != nil {
+				return err
+			}
+			// Another instance serving the chat runs the turn, not this one: the caller
+			// gets no ID and reads the queue, which holds nothing of the chat for it.
+			if mine, err := db.claimQueued(ctx, tx, agent, tc); err != nil || !mine {
+				queued.ID = 0
 				return err
 			}
 		}
