@@ -17,6 +17,7 @@ import (
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/postgres"
 	"github.com/mynah-ai/mynah/internal/sqlite"
+	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
 // pgServer is the PostgreSQL the tests use (MYNAH_TEST_POSTGRES, or the server these
@@ -115,6 +116,26 @@ func fillStore(t *testing.T, s mynah.Store, first, n int) {
 	if err := s.SaveVectors(ctx, "Ada", "emb", items, cur); err != nil {
 		t.Fatal(err)
 	}
+	// A crew whose third member leaves after the first fill: a second copy drops it too.
+	crew, err := s.CrewState(ctx, "duo", group.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crew.Members = []mynah.CrewMember{{Agent: "Ada", LastSeen: mynah.MessageID(first), Turns: first}, {Agent: "Bob"}}
+	if first == 1 {
+		crew.Members = append(crew.Members, mynah.CrewMember{Agent: "Cy"})
+	}
+	crew.Active, crew.Cycle, crew.Round, crew.Spoke, crew.Target = true, int64(first), 1, []string{"Ada"}, mynah.MessageID(first)
+	if _, err := s.SaveCrew(ctx, crew, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveModelSession(ctx, mynah.ModelSession{Key: "Ada/-100777/0/0", ID: fmt.Sprintf("sess-%d", first),
+		Seen: mynah.MessageID(first), Turns: first, Started: t0, Used: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.(tokens.Store).SaveCalibration(ctx, "Ada", "openai/gpt-4o-mini", fmt.Appendf(nil, `{"n":%d}`, first)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // snapshot is what an operator and the pipeline read back from a store.
@@ -129,6 +150,9 @@ type snapshot struct {
 	Media    []mynah.MediaWork
 	Vectors  int
 	Sessions mynah.Session
+	Crew     mynah.CrewState
+	Model    mynah.ModelSession
+	Tokens   string // the token calibration
 }
 
 func takeSnapshot(t *testing.T, s mynah.Store) snapshot {
@@ -167,6 +191,13 @@ func takeSnapshot(t *testing.T, s mynah.Store) snapshot {
 	sn.Vectors = len(vs)
 	sn.Sessions, err = s.Session(ctx, "Ada", -100777, 0)
 	must(err)
+	sn.Crew, err = s.CrewState(ctx, "duo", -100777)
+	must(err)
+	sn.Model, err = s.ModelSession(ctx, "Ada/-100777/0/0")
+	must(err)
+	cal, err := s.(tokens.Store).Calibration(ctx, "Ada", "openai/gpt-4o-mini")
+	must(err)
+	sn.Tokens = string(cal)
 	return sn
 }
 
@@ -193,7 +224,8 @@ func TestStoreCopy(t *testing.T) {
 	}
 	fillStore(t, sq, 1, 40)
 	want := takeSnapshot(t, sq)
-	if len(want.Search) == 0 || len(want.Turns) == 0 || len(want.Parts) != 0 || len(want.Media) == 0 {
+	if len(want.Search) == 0 || len(want.Turns) == 0 || len(want.Parts) != 0 || len(want.Media) == 0 ||
+		len(want.Crew.Members) != 3 || want.Model.ID == "" || want.Tokens == "" {
 		t.Fatalf("the source holds too little to test a copy: %+v", want)
 	}
 
