@@ -24,7 +24,7 @@ func TestLayering(t *testing.T) {
 		pipeline[mod+"/internal/"+p] = true
 	}
 	adapters := map[string]bool{}
-	for _, p := range []string{"telegram", "telegram/tghtml", "telegram/tgexport", "sqlite", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cli", "metrics"} {
+	for _, p := range []string{"telegram", "telegram/tghtml", "telegram/tgexport", "sqlite", "postgres", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cli", "metrics"} {
 		adapters[mod+"/internal/"+p] = true
 	}
 	if len(out) == 0 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
+	"github.com/mynah-ai/mynah/internal/postgres"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
@@ -35,6 +36,7 @@ type benchMemoryFlags struct {
 	Half   string
 	Ablate []string
 	JSON   bool
+	Store  string
 }
 
 func benchMemoryCommand() *cobra.Command {
@@ -82,6 +84,7 @@ BM25) to measure what each adds there.`,
 	}
 	cmd.Flags().StringSliceVar(&f.Ablate, "ablate", nil, "ranking features to turn off, comma-separated: all (plain BM25) or "+strings.Join(names, ", "))
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
+	cmd.Flags().StringVar(&f.Store, "store", "", "run on this PostgreSQL database (postgres://…), in a throwaway schema (default: a throwaway SQLite file)")
 	return cmd
 }
 
@@ -110,16 +113,11 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.LoCoMo, err)
 	}
-	dir, err := os.MkdirTemp("", "mynah-bench-")
+	db, cleanup, err := benchStore(ctx, f.Store)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "mynah.db"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+	defer cleanup()
 	rep, err := locomo.RunWith(ctx, db, convs, ks, opts, f.Half)
 	if err != nil {
 		return err
@@ -132,6 +130,33 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.
 		}
 	}
 	return writeBench(w, f.JSON, n, turns, rep)
+}
+
+// benchStore opens a throwaway store: a schema of the PostgreSQL database dsn, or a SQLite
+// file in a temporary directory when dsn is empty. cleanup closes and removes it.
+func benchStore(ctx context.Context, dsn string) (db store, cleanup func(), err error) {
+	if dsn != "" {
+		url, drop, err := postgres.TempSchema(ctx, dsn, "mynah_bench_")
+		if err != nil {
+			return nil, nil, err
+		}
+		pg, err := postgres.Open(ctx, url, postgres.Options{})
+		if err != nil {
+			_ = drop(context.WithoutCancel(ctx))
+			return nil, nil, err
+		}
+		return pg, func() { pg.Close(); _ = drop(context.WithoutCancel(ctx)) }, nil
+	}
+	dir, err := os.MkdirTemp("", "mynah-bench-")
+	if err != nil {
+		return nil, nil, err
+	}
+	sq, err := sqlite.Open(ctx, filepath.Join(dir, "mynah.db"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return sq, func() { sq.Close(); os.RemoveAll(dir) }, nil
 }
 
 // benchRow is one line of the results: a set of questions and its recall at each k.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mynah-ai/mynah/internal/postgres"
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +32,11 @@ A problem is reported with the file, the key and what is wrong; the exit code is
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "config %s is valid; data in %s; telegram %s (%s)\n", cfg.Dir, cfg.DataDir, cfg.Telegram.Mode, cfg.Telegram.APIURL)
+			data := cfg.DataDir
+			if cfg.Store != "" {
+				data = postgres.Redact(string(cfg.Store))
+			}
+			fmt.Fprintf(out, "config %s is valid; data in %s; telegram %s (%s)\n", cfg.Dir, data, cfg.Telegram.Mode, cfg.Telegram.APIURL)
 			for _, a := range cfg.Agents {
 				fmt.Fprintf(out, "agent %s: model %s (%s), roles %v, budget %d tokens, history cap %d\n",
 					a.Name, a.Model, cmp.Or(a.Provider.BaseURL, "default endpoint"), a.Roles, a.ContextTokens-a.ReplyTokens, a.HistoryMessages)

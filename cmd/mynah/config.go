@@ -13,12 +13,16 @@ import (
 	"github.com/caarlos0/env/v11"
 
 	"github.com/mynah-ai/mynah/internal/access"
+	"github.com/mynah-ai/mynah/internal/postgres"
 )
 
 // config is the whole configuration directory, resolved and validated.
 type config struct {
-	Dir       string
-	DataDir   string
+	Dir     string
+	DataDir string
+	// Store is the PostgreSQL database (a postgres:// URL) when one is configured; empty:
+	// the SQLite file in DataDir.
+	Store     secret
 	Log       logConfig
 	Telegram  telegramConfig
 	Providers map[string]providerConfig
@@ -34,6 +38,7 @@ type config struct {
 // fileConfig is mynah.yaml as written.
 type fileConfig struct {
 	DataDir   string                    `yaml:"data_dir"`
+	Store     string                    `yaml:"store"`
 	Log       logConfig                 `yaml:"log"`
 	Telegram  telegramConfig            `yaml:"telegram"`
 	Providers map[string]providerConfig `yaml:"providers"`
@@ -135,6 +140,7 @@ func (s secret) GoString() string { return s.String() }
 type envOverrides struct {
 	TelegramAPIURL string `env:"MYNAH_TELEGRAM_API_URL"`
 	DataDir        string `env:"MYNAH_DATA_DIR"`
+	DatabaseURL    string `env:"MYNAH_DATABASE_URL"`
 	LogLevel       string `env:"MYNAH_LOG_LEVEL"`
 	MetricsListen  string `env:"MYNAH_METRICS_LISTEN"`
 }
@@ -192,7 +198,7 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 		}
 	}
 	var ov envOverrides
-	if err := env.ParseWithOptions(&ov, env.Options{Environment: environ(getenv, "MYNAH_TELEGRAM_API_URL", "MYNAH_DATA_DIR", "MYNAH_LOG_LEVEL", "MYNAH_METRICS_LISTEN")}); err != nil {
+	if err := env.ParseWithOptions(&ov, env.Options{Environment: environ(getenv, "MYNAH_TELEGRAM_API_URL", "MYNAH_DATA_DIR", "MYNAH_DATABASE_URL", "MYNAH_LOG_LEVEL", "MYNAH_METRICS_LISTEN")}); err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
 	}
 	var ae accessEnv
@@ -209,6 +215,9 @@ func loadConfig(dir string, getenv func(string) string, opts loadOptions) (*conf
 	cfg.DataDir = cmp.Or(ov.DataDir, fc.DataDir, "data")
 	if !filepath.IsAbs(cfg.DataDir) {
 		cfg.DataDir = filepath.Join(dir, cfg.DataDir)
+	}
+	if cfg.Store = secret(strings.TrimSpace(cmp.Or(ov.DatabaseURL, fc.Store))); cfg.Store != "" && !postgres.IsURL(string(cfg.Store)) {
+		return nil, &configError{path, "store", "want a PostgreSQL URL like postgres://mynah@localhost/mynah (or no store: the SQLite file in data_dir)"}
 	}
 	cfg.Telegram.APIURL = strings.TrimRight(cmp.Or(ov.TelegramAPIURL, fc.Telegram.APIURL, "https://api.telegram.org"), "/")
 	cfg.Log.Level = cmp.Or(ov.LogLevel, fc.Log.Level, "info")

@@ -18,7 +18,6 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/tokens"
 	"github.com/mynah-ai/mynah/internal/tool"
 )
@@ -78,17 +77,6 @@ func contextExplainCommand() *cobra.Command {
 	cmd.Flags().Int64Var(&f.Reply, "reply", 0, "Telegram message id of the reply")
 	cmd.Flags().StringVar(&f.Format, "format", "text", "output: text or json")
 	return cmd
-}
-
-// openStore opens the agents' database read-write (SQLite WAL lets serve run meanwhile).
-// A missing database is an error unless create is set (import and facts may come before
-// the agent first runs).
-func openStore(ctx context.Context, cfg *config, create bool) (*sqlite.DB, error) {
-	path := filepath.Join(cfg.DataDir, "mynah.db")
-	if _, err := os.Stat(path); err != nil && !create {
-		return nil, fmt.Errorf("no database at %s: has mynah serve run with this configuration?", path)
-	}
-	return sqlite.Open(ctx, path)
 }
 
 // agentFlags are the flags of the operator commands that work on one agent's data.

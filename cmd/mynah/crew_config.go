@@ -18,7 +18,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/ingest"
 	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/prompt"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // crewFile is one entry of crews in mynah.yaml, as written:
@@ -308,7 +307,7 @@ func ingestCrew(cfg *config, a agentConfig, e *crew.Engine) ingest.Crew {
 // crewTurn makes t what agent's next turn in chat would be when it works in a crew there:
 // the crew's layer, the member's history policy and, during a cycle, the message the cycle
 // answers. It returns a note for context show, "" when agent is in no crew in chat.
-func crewTurn(ctx context.Context, cfg *config, db *sqlite.DB, agent string, chat mynah.ChatID, t *prompt.Turn) (string, error) {
+func crewTurn(ctx context.Context, cfg *config, db store, agent string, chat mynah.ChatID, t *prompt.Turn) (string, error) {
 	for _, c := range cfg.crewsOf(agent) {
 		if c.Chat != chat && (c.Chat != 0 || chat >= 0) {
 			continue

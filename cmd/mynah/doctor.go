@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
 )
 
@@ -87,7 +88,7 @@ func doctor(ctx context.Context, dir string, w io.Writer) int {
 	}
 
 	dbPath := filepath.Join(cfg.DataDir, "mynah.db")
-	if _, err := os.Stat(dbPath); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(dbPath); cfg.Store == "" && errors.Is(err, os.ErrNotExist) {
 		line("ok", "store", dbPath+" does not exist yet: serve creates it")
 		return failed
 	}
@@ -97,7 +98,11 @@ func doctor(ctx context.Context, dir string, w io.Writer) int {
 		return failed
 	}
 	defer db.Close()
-	check("store", db.QuickCheck(ctx), dbPath+" passes SQLite's quick_check")
+	if sq, ok := db.(*sqlite.DB); ok {
+		check("store", sq.QuickCheck(ctx), dbPath+" passes SQLite's quick_check")
+	} else {
+		check("store", db.Ping(ctx), storeName(db)+" answers")
+	}
 	for _, a := range cfg.Agents {
 		turns, err1 := db.PendingTurns(ctx, a.Name, time.Now(), 10000)
 		parts, err2 := db.PendingParts(ctx, a.Name, 10000)

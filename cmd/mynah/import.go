@@ -15,6 +15,7 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram/tgexport"
 )
 
@@ -203,13 +204,15 @@ func runImport(ctx context.Context, f importFlags, chat mynah.Chat, src ingest.S
 	if err != nil {
 		return err
 	}
-	// The search index takes the new messages now, with its own bar, so that no search
-	// later waits minutes for the backlog.
-	prog = newProgress(stderr, "indexing for search")
-	_, err = db.IndexPendingFunc(ctx, prog.report)
-	prog.done()
-	if err != nil {
-		return err
+	// SQLite's search index takes the new messages now, with its own bar, so that no
+	// search later waits minutes for the backlog (PostgreSQL indexed them as it stored them).
+	if db, ok := db.(*sqlite.DB); ok {
+		prog = newProgress(stderr, "indexing for search")
+		_, err = db.IndexPendingFunc(ctx, prog.report)
+		prog.done()
+		if err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stderr, "imported %d new messages into chat %d of %s (%d already stored", st.Added, chat.ID, a.Name, st.Valid-st.Added)
 	if st.Bad > 0 {

@@ -68,7 +68,7 @@ func rootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(initCommand(), serveCommand(), healthCommand(), doctorCommand(), playCommand(), checkCommand(), contextCommand(), pairCommand(),
+	root.AddCommand(initCommand(), serveCommand(), storeCommand(), healthCommand(), doctorCommand(), playCommand(), checkCommand(), contextCommand(), pairCommand(),
 		memoryCommand(), mediaCommand(), importCommand(), benchCommand(), versionCommand())
 	return root
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/media"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // mediaFlags select media notes: by file_unique_id (the argument), by sticker set and
@@ -141,7 +140,7 @@ func printJSON(w io.Writer, v any) error {
 
 // openMedia loads the configuration and opens the store; create makes it when missing
 // (an operator may curate descriptions before the first run).
-func openMedia(ctx context.Context, f mediaFlags, create bool) (*sqlite.DB, agentConfig, error) {
+func openMedia(ctx context.Context, f mediaFlags, create bool) (store, agentConfig, error) {
 	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
 		return nil, agentConfig{}, err
@@ -199,7 +198,7 @@ func oneLine(s string, n int) string {
 // selectMedia resolves the selector of f and args (a unique id, --set/--emoji, or
 // --chat/--message) to the files it names, with what is known of each. A file with no
 // note yet comes back as a note of status "" (only its id, kind and sticker fields).
-func selectMedia(ctx context.Context, db *sqlite.DB, a agentConfig, f mediaFlags, args []string) ([]mynah.MediaNote, error) {
+func selectMedia(ctx context.Context, db store, a agentConfig, f mediaFlags, args []string) ([]mynah.MediaNote, error) {
 	byID := len(args) > 0
 	bySticker := f.Set != "" || f.Emoji != ""
 	byMessage := f.Chat != 0 || f.Message != 0

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/memory"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // The memory keys of an agent's settings (search, summaries, embeddings) and the memory
@@ -20,7 +19,7 @@ import (
 // none, for offline commands); with online set, search finds by meaning when the agent
 // has embeddings configured. A failure to set up embeddings is returned with a working
 // keyword-only engine, so a caller may log it and go on.
-func agentMemory(cfg *config, a agentConfig, db *sqlite.DB, model llm.Model, online bool, hc *http.Client, log *slog.Logger) (*memory.Engine, error) {
+func agentMemory(cfg *config, a agentConfig, db store, model llm.Model, online bool, hc *http.Client, log *slog.Logger) (*memory.Engine, error) {
 	var emb llm.Embedder
 	var embModel string
 	var err error

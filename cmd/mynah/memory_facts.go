@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mynah-ai/mynah"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // factFlags are the flags every facts command takes.
@@ -107,7 +106,7 @@ type factJSON struct {
 }
 
 // openFacts loads the configuration and opens the store of the agent named in f.
-func openFacts(ctx context.Context, f factFlags, create bool) (*sqlite.DB, agentConfig, error) {
+func openFacts(ctx context.Context, f factFlags, create bool) (store, agentConfig, error) {
 	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
 		return nil, agentConfig{}, err

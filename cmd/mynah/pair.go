@@ -15,7 +15,6 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 func pairCommand() *cobra.Command {
@@ -91,7 +90,7 @@ while serve runs.`,
 
 // openPairings opens the database serve uses for the configuration in dir, which must
 // exist: pair never creates a database.
-func openPairings(ctx context.Context, dir string) (*sqlite.DB, *config, error) {
+func openPairings(ctx context.Context, dir string) (store, *config, error) {
 	cfg, err := loadConfig(dir, os.Getenv, loadOptions{NoKeys: true})
 	if err != nil {
 		return nil, nil, err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/access"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // approveGroupCmd is `mynah pair approve-group CHAT_ID`: the operator approves a group an
@@ -90,7 +89,7 @@ func approveGroup(ctx context.Context, w io.Writer, dir, agent string, chat myna
 
 // groupAgent is the agent approve-group approves chat for: the one named, else the only
 // agent, else the only agent that recorded the group.
-func groupAgent(ctx context.Context, db *sqlite.DB, cfg *config, name string, chat mynah.ChatID) (agentConfig, error) {
+func groupAgent(ctx context.Context, db store, cfg *config, name string, chat mynah.ChatID) (agentConfig, error) {
 	byName := func(name string) (agentConfig, bool) {
 		for _, a := range cfg.Agents {
 			if a.Name == name {
@@ -130,7 +129,7 @@ func groupAgent(ctx context.Context, db *sqlite.DB, cfg *config, name string, ch
 // printGroups lists the groups recorded for the agents that answer approved groups only
 // (agent "" every such agent's): whether each is approved and, if not, the command that
 // approves it.
-func printGroups(ctx context.Context, w io.Writer, db *sqlite.DB, cfg *config, agent, dir string) error {
+func printGroups(ctx context.Context, w io.Writer, db store, cfg *config, agent, dir string) error {
 	policies := map[string]access.Policy{}
 	for _, a := range cfg.Agents {
 		if a.Policy.NeedsGroupApproval() && (agent == "" || a.Name == agent) {
@@ -175,7 +174,7 @@ func printGroups(ctx context.Context, w io.Writer, db *sqlite.DB, cfg *config, a
 }
 
 // groupStatus says whether g is approved, and how: "pending" when it is not.
-func groupStatus(ctx context.Context, db *sqlite.DB, p access.Policy, g mynah.GroupApproval) (string, error) {
+func groupStatus(ctx context.Context, db store, p access.Policy, g mynah.GroupApproval) (string, error) {
 	switch {
 	case !g.Approved.IsZero() && g.ApprovedBy != 0:
 		return fmt.Sprintf("approved %s by /activation of id %d", g.Approved.Local().Format(time.DateTime), g.ApprovedBy), nil

@@ -26,7 +26,6 @@ import (
 	"github.com/mynah-ai/mynah/internal/media"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/metrics"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram"
 	"github.com/mynah-ai/mynah/internal/telegram/tghtml"
 	"github.com/mynah-ai/mynah/internal/tokens"
@@ -120,7 +119,7 @@ type agentProcess struct {
 // them.
 func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	log := opts.Log
-	db, err := openServeStore(ctx, cfg, opts.DBFile)
+	db, err := openServeStore(ctx, cfg, opts.DBFile, log)
 	if err != nil {
 		return err
 	}
@@ -128,7 +127,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	hc, m := httpClient(), metrics.New()
 	senses := media.New(db, log, nil) // every agent's media, described once per instance
 	cals, calls := tokens.NewCalibrations(db, log), newProviderLimits(cfg.Parallel)
-	work := []func(context.Context) error{func(ctx context.Context) error { return db.RunIndexer(ctx, log) }, senses.Run, cals.Run}
+	work := append(storeWork(db, log), once(db, "media", senses.Run), cals.Run)
 	var procs []*agentProcess
 	crews, err := newCrews(cfg, db, log) // nil when no crew is configured
 	if err != nil {
@@ -150,7 +149,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 			return err
 		}
 		procs = append(procs, p)
-		work = append(work, p.runner.Run, p.memory.Run,
+		work = append(work, p.runner.Run, once(db, "memory "+a.Name, p.memory.Run),
 			func(ctx context.Context) error { return p.bot.RegisterMenus(ctx, agentMenus(a.Policy)) },
 			func(ctx context.Context) error { checkKeys(ctx, a, hc, log); return nil })
 	}
@@ -158,7 +157,8 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	if err != nil {
 		return err
 	}
-	log.Info("mynah is running", "agents", len(procs), "mode", cfg.Telegram.Mode, "db", db.Path())
+	intake, work = electPollers(db, cfg, procs, intake), append(work, coordinate(db, procs)...)
+	log.Info("mynah is running", "agents", len(procs), "mode", cfg.Telegram.Mode, "db", storeName(db))
 	return runAll(ctx, cfg.Shutdown, log, intake, work, opts.Ready)
 }
 
@@ -199,18 +199,9 @@ func runAll(ctx context.Context, grace time.Duration, log *slog.Logger, intake, 
 	return err
 }
 
-// openServeStore opens the database in the data dir, creating both when needed.
-func openServeStore(ctx context.Context, cfg *config, file string) (*sqlite.DB, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	// One serving process per data dir: a second one would answer every message twice.
-	return sqlite.OpenExclusive(ctx, filepath.Join(cfg.DataDir, file))
-}
-
 // startAgent connects one agent's bot (getMe, command menu, webhook state) and builds its
 // pipeline.
-func startAgent(ctx context.Context, cfg *config, a agentConfig, db *sqlite.DB, senses *media.Engine, cals *tokens.Calibrations, calls *providerLimits, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions, crews *crew.Engine) (*agentProcess, error) {
+func startAgent(ctx context.Context, cfg *config, a agentConfig, db store, senses *media.Engine, cals *tokens.Calibrations, calls *providerLimits, hc *http.Client, log *slog.Logger, m *metrics.Metrics, opts serveOptions, crews *crew.Engine) (*agentProcess, error) {
 	token := string(a.TelegramToken)
 	if t, ok := opts.Tokens[a.Name]; ok {
 		token = t
@@ -348,7 +339,7 @@ func intakeOf(ctx context.Context, cfg *config, procs []*agentProcess, log *slog
 
 // readiness is /readyz's check: the store answers and every agent's bot receives updates
 // (its long poll works, or its webhook is set).
-func readiness(db *sqlite.DB, procs *[]*agentProcess) func(context.Context) error {
+func readiness(db store, procs *[]*agentProcess) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if err := db.Ping(ctx); err != nil {
 			return fmt.Errorf("store: %w", err)
@@ -357,7 +348,7 @@ func readiness(db *sqlite.DB, procs *[]*agentProcess) func(context.Context) erro
 			return errors.New("starting")
 		}
 		for _, p := range *procs {
-			if !p.bot.Receiving() {
+			if !p.bot.Receiving() && !shared(db) {
 				return fmt.Errorf("agent %s: not receiving updates from Telegram", p.cfg.Name)
 			}
 		}

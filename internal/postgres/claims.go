@@ -1,0 +1,418 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// Several mynah instances serve the same agents from one database. What each must do
+// alone is decided in PostgreSQL:
+//
+//   - Updates are deduplicated by the updates primary key (Accept), so in webhook mode
+//     any instance may take any update.
+//   - Each chat is served by one instance at a time: PendingTurns and PendingParts claim
+//     the chats they return work of (chat_claims), and return no work of a chat another
+//     live instance holds, so a chat's turns run one at a time and in order and its
+//     replies are sent once. An instance is live while it holds its presence lock, a
+//     session advisory lock on its own connection: when the instance dies, however it
+//     dies, PostgreSQL drops the lock with the connection and the next scan of another
+//     instance takes its chats over. FinishTurn refuses to finish a turn of a chat that
+//     another live instance has taken meanwhile (a partitioned instance coming back), so
+//     its stale answer is never enqueued.
+//   - Work nobody may do twice at once (each bot's long poll, media descriptions, memory
+//     upkeep) runs under Elect, in the instance holding that work's advisory lock.
+//   - A queued turn notifies the other instances (NOTIFY) so that the one holding its
+//     chat wakes at once; their runners also rescan every few seconds, the fallback when
+//     a notification is lost with a connection.
+
+// claims is this instance's identity when several instances share the database; nil in
+// a store opened for one process (operator commands).
+type claims struct {
+	owner int64 // the key of this instance's presence lock
+	mu    sync.Mutex
+	// presence holds the presence lock; Coordinate keeps it alive and listens on it.
+	presence  *pgx.Conn
+	listening bool
+	// The last reading of the presence locks (see live).
+	liveOwners []int64
+	liveAt     time.Time // the database's clock
+	liveRead   time.Time // this process's
+}
+
+// conn returns the presence connection, nil when closed.
+func (c *claims) conn() *pgx.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.presence == nil || c.presence.IsClosed() {
+		return nil
+	}
+	return c.presence
+}
+
+// close closes the presence connection, releasing the presence lock.
+func (c *claims) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.presence != nil {
+		c.presence.Close(context.Background())
+		c.presence = nil
+	}
+}
+
+// errClaimLost refuses to finish a turn of a chat another instance took over.
+var errClaimLost = errors.New("the chat is served by another instance now")
+
+// liveOwners is the CTE of the owners holding their presence lock: the instances alive.
+const liveOwners = `live AS (SELECT (l.classid::bigint << 32) | l.objid::bigint AS owner FROM pg_locks l
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`
+
+// claimTurnsCTE and claimPartsCTE complete the claim of the chats of CTE work for owner $2: a scan writes only
+// the chats it takes (never claimed, or claimed by an instance that is gone); those it
+// holds already are read, not written again. Rows are locked in chat order, so that two
+// instances claiming at once cannot deadlock. mine is the chats this instance holds.
+//
+// Which instances are alive comes as parameters, a recent reading of the presence locks
+// (see live): the owners holding theirs, and when (the database's clock) that was read
+// ($5 and $6 for turns, $4 and $5 for parts). A claim made after that reading counts as
+// alive: its owner was, to make it.
+const (
+	claimTurnsCTE = `held AS (SELECT c.chat_id, c.owner, c.claimed_at FROM chat_claims c
+		WHERE c.agent = $1 AND c.chat_id IN (SELECT chat_id FROM work)),
+	taken AS (
+		INSERT INTO chat_claims AS c (agent, chat_id, owner, claimed_at)
+		SELECT $1, w.chat_id, $2::bigint, now() FROM work w
+		WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.chat_id = w.chat_id
+			AND (h.owner = $2 OR h.owner = ANY($5::bigint[]) OR h.claimed_at >= $6::timestamptz))
+		ORDER BY w.chat_id
+		ON CONFLICT (agent, chat_id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
+		WHERE c.owner <> excluded.owner AND NOT (c.owner = ANY($5::bigint[]) OR c.claimed_at >= $6::timestamptz)
+		RETURNING chat_id),
+	mine AS (SELECT chat_id FROM taken UNION ALL SELECT chat_id FROM held WHERE owner = $2)`
+	claimPartsCTE = `held AS (SELECT c.chat_id, c.owner, c.claimed_at FROM chat_claims c
+		WHERE c.agent = $1 AND c.chat_id IN (SELECT chat_id FROM work)),
+	taken AS (
+		INSERT INTO chat_claims AS c (agent, chat_id, owner, claimed_at)
+		SELECT $1, w.chat_id, $2::bigint, now() FROM work w
+		WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.chat_id = w.chat_id
+			AND (h.owner = $2 OR h.owner = ANY($4::bigint[]) OR h.claimed_at >= $5::timestamptz))
+		ORDER BY w.chat_id
+		ON CONFLICT (agent, chat_id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
+		WHERE c.owner <> excluded.owner AND NOT (c.owner = ANY($4::bigint[]) OR c.claimed_at >= $5::timestamptz)
+		RETURNING chat_id),
+	mine AS (SELECT chat_id FROM taken UNION ALL SELECT chat_id FROM held WHERE owner = $2)`
+)
+
+const (
+	// queryClaimedTurns claims the chats with due turns and returns the turns of those it
+	// holds, but for a chat it takes over only now that still has parts to deliver: a
+	// runner reads the outbox before the turns, and a chat's undelivered parts must go out
+	// before its next answer, so those turns wait for the next scan, which finds the chat's
+	// parts and turns together. Binds agent, owner, now, limit, live owners, their time.
+	queryClaimedTurns = `WITH work AS (SELECT DISTINCT chat_id FROM turns WHERE agent = $1 AND done_at IS NULL AND due <= $3), ` +
+		claimTurnsCTE + `
+		SELECT ` + turnColumns + ` FROM turns t
+		WHERE agent = $1 AND done_at IS NULL AND due <= $3 AND chat_id IN (SELECT chat_id FROM mine)
+			AND NOT (chat_id IN (SELECT chat_id FROM taken) AND EXISTS (SELECT 1 FROM outbox o
+				WHERE o.agent = $1 AND o.chat_id = t.chat_id AND o.sent_at IS NULL AND o.failed_at IS NULL))
+		ORDER BY id LIMIT $4`
+	// queryClaimedParts is the same for the outbox. Binds agent, owner, limit, live
+	// owners, their time.
+	queryClaimedParts = `WITH work AS (SELECT DISTINCT chat_id FROM outbox WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL), ` +
+		claimPartsCTE + `
+		SELECT ` + partColumns + ` FROM outbox
+		WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL AND chat_id IN (SELECT chat_id FROM mine) ORDER BY id LIMIT $3`
+	queryClaimOwner = `WITH ` + liveOwners + ` SELECT c.owner, c.owner IN (SELECT owner FROM live) FROM chat_claims c WHERE c.agent = $1 AND c.chat_id = $2`
+	queryLive       = `WITH ` + liveOwners + ` SELECT array(SELECT owner FROM live), now()`
+)
+
+// liveEvery is how long a reading of the presence locks serves the scans: reading them
+// costs a walk of PostgreSQL's lock table, and a dead instance's chats wait at most this
+// much longer to be taken over.
+const liveEvery = time.Second
+
+// live returns the owners holding their presence lock, and the database's time when that
+// was read, at most liveEvery ago.
+func (db *DB) live(ctx context.Context) ([]int64, time.Time, error) {
+	c := db.claims
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.liveRead) < liveEvery {
+		return c.liveOwners, c.liveAt, nil
+	}
+	var owners []int64
+	var at time.Time
+	if err := db.pool.QueryRow(ctx, queryLive).Scan(&owners, &at); err != nil {
+		return nil, time.Time{}, err
+	}
+	c.liveOwners, c.liveAt, c.liveRead = owners, at, time.Now()
+	return owners, at, nil
+}
+
+func (db *DB) claimedTurns(ctx context.Context, agent string, now time.Time, limit int) (pgx.Rows, error) {
+	owners, at, err := db.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return db.pool.Query(ctx, queryClaimedTurns, agent, db.claims.owner, now.UnixMilli(), limit, owners, at)
+}
+
+func (db *DB) claimedParts(ctx context.Context, agent string, limit int) (pgx.Rows, error) {
+	owners, at, err := db.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return db.pool.Query(ctx, queryClaimedParts, agent, db.claims.owner, limit, owners, at)
+}
+
+// checkClaim fails with errClaimLost when another live instance holds chat.
+func (db *DB) checkClaim(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID) error {
+	if db.claims == nil {
+		return nil
+	}
+	var owner int64
+	var live bool
+	err := tx.QueryRow(ctx, queryClaimOwner, agent, int64(chat)).Scan(&owner, &live)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	case owner != db.claims.owner && live:
+		return errClaimLost
+	}
+	return nil
+}
+
+// claimQueued reports whether this instance may run a turn of chat it has just queued
+// itself (Accept) straight away, without reading the queue: with one instance always;
+// with several only when it holds the chat, or the chat was never claimed and it takes
+// it now. A chat another instance holds, or held before it went, is left to the scans,
+// which order its takeover after its undelivered parts.
+func (db *DB) claimQueued(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID) (bool, error) {
+	if db.claims == nil {
+		return true, nil
+	}
+	var owner int64
+	err := tx.QueryRow(ctx, claimChat, agent, int64(chat), db.claims.owner).Scan(&owner)
+	if err != nil {
+		return false, err
+	}
+	return owner == db.claims.owner, nil
+}
+
+// claimChat takes a chat nobody claimed and returns its owner.
+const claimChat = `WITH taken AS (INSERT INTO chat_claims (agent, chat_id, owner, claimed_at)
+		VALUES ($1, $2, $3, now()) ON CONFLICT (agent, chat_id) DO NOTHING RETURNING owner)
+	SELECT owner FROM taken UNION ALL SELECT owner FROM chat_claims WHERE agent = $1 AND chat_id = $2 LIMIT 1`
+
+// workChannel is the channel of the notifications of queued turns; the payload is the
+// schema and the agent, so that stores in other schemas of the database ignore them.
+const workChannel = "mynah_work"
+
+// notifyWork tells the other instances, when tx commits, that agent has a new turn.
+func (db *DB) notifyWork(ctx context.Context, tx pgx.Tx, agent string) error {
+	if db.claims == nil {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `SELECT pg_notify('`+workChannel+`', current_schema() || ' ' || $1)`, agent)
+	return err
+}
+
+// newClaims draws this instance's owner key and takes its presence lock on a connection
+// of its own.
+func (db *DB) newClaims(ctx context.Context) (*claims, error) {
+	var b [8]byte
+	rand.Read(b[:])
+	c := &claims{owner: int64(binary.LittleEndian.Uint64(b[:]) >> 1)}
+	conn, err := db.presenceConn(ctx, c.owner)
+	if err != nil {
+		return nil, err
+	}
+	c.presence = conn
+	return c, nil
+}
+
+// presenceConn connects and takes the presence lock of owner.
+func (db *DB) presenceConn(ctx context.Context, owner int64) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, owner); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	return conn, nil
+}
+
+// Coordinate keeps this instance present among those sharing the database, and calls
+// wake with the agent of every turn another instance queued (wake("") after a
+// reconnection: notifications may have been missed), until ctx is done; then it returns
+// nil. A lost connection is reconnected with backoff; while it is down, other instances
+// take over this one's chats. It does nothing in a store opened without Options.Serve.
+func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
+	if db.claims == nil {
+		<-ctx.Done()
+		return nil
+	}
+	c := db.claims
+	var schema string
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		conn := c.conn()
+		if conn == nil {
+			var err error
+			if conn, err = db.presenceConn(ctx, c.owner); err != nil {
+				if ctx.Err() == nil {
+					db.log("presence: reconnecting", err)
+				}
+				sleep(ctx, backoff)
+				backoff = min(2*backoff, 5*time.Second)
+				continue
+			}
+			c.mu.Lock()
+			c.presence, c.listening = conn, false
+			c.mu.Unlock()
+			wake("")
+		}
+		if !c.listening {
+			err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema)
+			if err == nil {
+				_, err = conn.Exec(ctx, `LISTEN `+workChannel)
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					db.log("presence: listening", err)
+				}
+				c.close()
+				continue
+			}
+			c.listening = true
+		}
+		backoff = 100 * time.Millisecond
+		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+		n, err := conn.WaitForNotification(wait)
+		cancel()
+		switch {
+		case err == nil:
+			if s, agent, ok := strings.Cut(n.Payload, " "); ok && s == schema {
+				wake(agent)
+			}
+		case ctx.Err() != nil:
+		case pgconn.Timeout(err):
+			// Quiet: check the connection (and the lock with it) is still there.
+			if _, err := conn.Exec(ctx, `SELECT 1`); err != nil && ctx.Err() == nil {
+				db.log("presence: connection lost", err)
+				c.close()
+			}
+		default:
+			db.log("presence: connection lost", err)
+			c.close()
+		}
+	}
+	return nil
+}
+
+// Elect runs fn while this instance holds the advisory lock of name (in its schema), so
+// that of the instances sharing the database exactly one runs it at a time; the others
+// wait, trying for the lock every two seconds, and one of them takes over within seconds
+// of the holder's death. fn's context ends when the lock's connection is lost, and fn
+// runs again once the lock is held again. Elect returns nil when ctx is done, and fn's
+// own failure (an error returned while its context was not done) at once.
+func (db *DB) Elect(ctx context.Context, name string, fn func(context.Context) error) error {
+	const retry = 2 * time.Second
+	for ctx.Err() == nil {
+		conn, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig.Copy())
+		if err != nil {
+			if ctx.Err() == nil {
+				db.log("elect "+name+": connecting", err)
+			}
+			sleep(ctx, retry)
+			continue
+		}
+		err = db.lead(ctx, conn, name, fn)
+		conn.Close(context.Background())
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lead tries for name's lock on conn until it holds it, then runs fn until ctx is done,
+// conn is lost or fn fails; it returns fn's failure.
+func (db *DB) lead(ctx context.Context, conn *pgx.Conn, name string, fn func(context.Context) error) error {
+	const retry = 2 * time.Second
+	for ctx.Err() == nil {
+		var held bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended(current_schema() || ' mynah ' || $1, 0))`, name).Scan(&held); err != nil {
+			if ctx.Err() == nil {
+				db.log("elect "+name, err)
+			}
+			return nil
+		}
+		if held {
+			break
+		}
+		sleep(ctx, retry)
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	run, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		err := fn(run)
+		if run.Err() != nil {
+			err = nil // stopped: no failure of fn's own
+		}
+		done <- err
+	}()
+	t := time.NewTicker(retry)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			stop()
+			return <-done
+		case <-t.C:
+		}
+		if _, err := conn.Exec(ctx, `SELECT 1`); err != nil && ctx.Err() == nil {
+			db.log("elected "+name+": lost the lock's connection, stopping", err)
+			stop()
+			return <-done
+		}
+	}
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// log reports a failure of the coordination, which carries on.
+func (db *DB) log(what string, err error) {
+	if db.logger != nil {
+		db.logger.Warn(what, "err", fmt.Sprint(translate(context.Background(), err)))
+	}
+}

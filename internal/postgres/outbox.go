@@ -1,0 +1,216 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// partColumns are the columns scanPart reads from outbox.
+const partColumns = `id, chat_id, thread_id, key, html, plain, reply_to, created, kind, task, attempts, turn_id`
+
+const (
+	// queryPendingParts reads the outbox_pending partial index: unsent, unfailed rows only.
+	queryPendingParts = `SELECT ` + partColumns + `
+		FROM outbox WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL ORDER BY id LIMIT $2`
+	// queryPartByKey reads one part through the UNIQUE (agent, key) index, and whether it
+	// is still pending.
+	queryPartByKey = `SELECT ` + partColumns + `, sent_at IS NULL AND failed_at IS NULL
+		FROM outbox WHERE agent = $1 AND key = $2`
+	// queryPart locks the part's row: two instances settling one part serialize.
+	queryPart = `SELECT agent, chat_id, thread_id, sent_at IS NOT NULL OR failed_at IS NOT NULL
+		FROM outbox WHERE id = $1 FOR UPDATE`
+	markSent   = `UPDATE outbox SET sent_at = $1, tg_message_id = $2 WHERE id = $3`
+	markFailed = `UPDATE outbox SET failed_at = $1, failed_reason = $2 WHERE id = $3`
+	markDone   = `UPDATE outbox SET sent_at = $1 WHERE id = $2`
+	retryPart  = `UPDATE outbox SET attempts = attempts + 1, failed_reason = $1 WHERE id = $2 RETURNING attempts`
+)
+
+// PendingParts returns up to limit parts of agent that are neither sent nor failed, in
+// enqueue (id) order. A limit <= 0 returns none. With Claims on, only the parts of chats
+// this instance holds or takes over are returned, so two instances never deliver the same
+// part at once.
+func (db *DB) PendingParts(ctx context.Context, agent string, limit int) ([]mynah.OutPart, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if db.claims != nil {
+		rows, err = db.claimedParts(ctx, agent, limit)
+	} else {
+		rows, err = db.pool.Query(ctx, queryPendingParts, agent, limit)
+	}
+	if err != nil {
+		return nil, fail(ctx, err, "pending parts of %s", agent)
+	}
+	defer rows.Close()
+	var out []mynah.OutPart
+	for rows.Next() {
+		p := mynah.OutPart{Agent: agent}
+		if err := scanPart(rows, &p); err != nil {
+			return nil, fail(ctx, err, "pending parts of %s", agent)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, err, "pending parts of %s", agent)
+	}
+	return out, nil
+}
+
+// scanPart reads partColumns, then more, into p.
+func scanPart(s scanner, p *mynah.OutPart, more ...any) error {
+	var chat, replyTo int64
+	var created sql.NullInt64
+	var kind string
+	var task sql.NullString
+	var turn sql.NullInt64
+	dest := append([]any{&p.ID, &chat, &p.ThreadID, &p.Key, &p.HTML, &p.Plain, &replyTo, &created, &kind, &task, &p.Attempts, &turn}, more...)
+	if err := s.Scan(dest...); err != nil {
+		return err
+	}
+	p.TurnID = turn.Int64
+	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), fromMillis(created)
+	return decodeTask(p, kind, task)
+}
+
+// storedPart returns agent's part with key as stored, and whether it is still pending
+// (neither sent nor failed); a key never enqueued is not pending.
+func (db *DB) storedPart(ctx context.Context, tx pgx.Tx, agent, key string) (mynah.OutPart, bool, error) {
+	p := mynah.OutPart{Agent: agent}
+	var pending bool
+	err := scanPart(tx.QueryRow(ctx, queryPartByKey, agent, key), &p, &pending)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return mynah.OutPart{}, false, nil
+	case err != nil:
+		return mynah.OutPart{}, false, err
+	}
+	return p, pending, nil
+}
+
+// errSettled stops a transaction on a part already sent or failed; it never escapes.
+var errSettled = errors.New("part already settled")
+
+// settle runs fn in a transaction on a part that is still pending, its row locked. A part
+// already sent or failed is left as it is and settle returns nil; an unknown part is
+// mynah.ErrNotFound.
+func (db *DB) settle(ctx context.Context, partID int64, fn func(tx pgx.Tx, agent string, chat mynah.ChatID, thread int64) error) error {
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		var (
+			agent        string
+			chat, thread int64
+			settled      bool
+		)
+		if err := tx.QueryRow(ctx, queryPart, partID).Scan(&agent, &chat, &thread, &settled); err != nil {
+			return err
+		}
+		if settled {
+			return errSettled
+		}
+		return fn(tx, agent, mynah.ChatID(chat), thread)
+	})
+	if errors.Is(err, errSettled) {
+		return nil
+	}
+	return err
+}
+
+// MarkSent records that the part was delivered as sent and, in the same transaction,
+// stores sent as the agent's outgoing message (see mynah.Outbox) and records it in the
+// views of the agent's crew peers in the chat (see mynah.Crews). Marking a part that is
+// already sent or failed is a no-op; an unknown part is an error wrapping
+// mynah.ErrNotFound.
+func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) error {
+	if sent.ID == 0 {
+		return fmt.Errorf("postgres: mark part %d sent: message has no id", partID)
+	}
+	err := db.settle(ctx, partID, func(tx pgx.Tx, agent string, chat mynah.ChatID, thread int64) error {
+		now := db.now()
+		if _, err := tx.Exec(ctx, markSent, now.UnixMilli(), int64(sent.ID), partID); err != nil {
+			return err
+		}
+		m := sent
+		m.Agent, m.Outgoing, m.Time = agent, true, orNow(m.Time, db.now)
+		if m.Chat.ID == 0 {
+			m.Chat.ID = chat
+		}
+		if m.ThreadID == 0 {
+			m.ThreadID = thread
+		}
+		c := m.Chat
+		if _, err := tx.Exec(ctx, ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
+			c.IsForum, now.UnixMilli()); err != nil {
+			return err
+		}
+		var err error
+		if !m.Edited.IsZero() { // the part edited a message the agent sent before
+			err = db.editMessage(ctx, tx, agent, c.ID, &m)
+		} else {
+			_, err = db.storeMessage(ctx, tx, agent, c.ID, &m)
+		}
+		if err != nil {
+			return err
+		}
+		return db.shareSent(ctx, tx, agent, &m) // crew.go: the other members of its crews see it
+	})
+	if err != nil {
+		return fail(ctx, err, "mark part %d sent", partID)
+	}
+	return nil
+}
+
+// MarkFailed records that the part will never be delivered, with reason for operators;
+// it leaves PendingParts. Marking a part already sent or failed is a no-op; an unknown
+// part is an error wrapping mynah.ErrNotFound.
+func (db *DB) MarkFailed(ctx context.Context, partID int64, reason string) error {
+	err := db.settle(ctx, partID, func(tx pgx.Tx, _ string, _ mynah.ChatID, _ int64) error {
+		_, err := tx.Exec(ctx, markFailed, db.now().UnixMilli(), reason, partID)
+		return err
+	})
+	if err != nil {
+		return fail(ctx, err, "mark part %d failed", partID)
+	}
+	return nil
+}
+
+// MarkDone records a part that sends no message as carried out and, in the same
+// transaction, queues then (the reminder a schedule part sets) when it is non-nil. A part
+// already settled is left as it is, and then is not queued again.
+func (db *DB) MarkDone(ctx context.Context, partID int64, then *mynah.Turn) error {
+	err := db.settle(ctx, partID, func(tx pgx.Tx, agent string, chat mynah.ChatID, thread int64) error {
+		if _, err := tx.Exec(ctx, markDone, db.now().UnixMilli(), partID); err != nil {
+			return err
+		}
+		if then == nil {
+			return nil
+		}
+		t := *then
+		if t.Chat == 0 {
+			t.Chat, t.ThreadID = chat, thread
+		}
+		_, err := db.insertTurnTx(ctx, tx, agent, t)
+		return err
+	})
+	if err != nil {
+		return fail(ctx, err, "mark part %d done", partID)
+	}
+	return nil
+}
+
+// RetryPart counts a failed attempt of the part and returns how many there were.
+func (db *DB) RetryPart(ctx context.Context, partID int64, reason string) (int, error) {
+	var n int
+	if err := db.pool.QueryRow(ctx, retryPart, reason, partID).Scan(&n); err != nil {
+		return 0, fail(ctx, err, "count a failed attempt of part %d", partID)
+	}
+	return n, nil
+}

@@ -1,0 +1,109 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mynah-ai/mynah"
+)
+
+// identities are the tables whose ids PostgreSQL draws from a sequence; rows copied in
+// with their ids leave the sequence behind them.
+var identities = [...]struct{ table, column string }{
+	{"messages", "seq"}, {"sessions", "id"}, {"turns", "id"}, {"outbox", "id"}, {"usage", "id"},
+	{"facts", "id"}, {"summaries", "id"}, {"note_chunks", "id"}, {"vectors", "id"},
+	{"vector_items", "seq"}, {"media_queue", "id"},
+}
+
+const (
+	countUnindexed = `SELECT count(*) FROM messages m WHERE m.message_id BETWEEN 1 AND $1
+		AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.agent = m.agent AND s.chat_id = m.chat_id AND s.message_id = m.message_id)`
+	queryUnindexed = `SELECT m.seq, m.agent, m.chat_id, m.message_id FROM messages m WHERE m.seq > $1 AND m.message_id BETWEEN 1 AND $2
+		AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.agent = m.agent AND s.chat_id = m.chat_id AND s.message_id = m.message_id)
+		ORDER BY m.seq LIMIT $3`
+)
+
+// recountSearch sets each chat's counts of entries and tokens from the entries.
+const recountSearch = `INSERT INTO search_chats AS c (agent, chat_id, docs, tokens)
+	SELECT agent, chat_id, count(*), coalesce(sum(len), 0) FROM message_search GROUP BY agent, chat_id
+	ON CONFLICT (agent, chat_id) DO UPDATE SET docs = excluded.docs, tokens = excluded.tokens
+	WHERE c.docs <> excluded.docs OR c.tokens <> excluded.tokens`
+
+// rebuildBatch is how many messages one transaction of Rebuild indexes.
+const rebuildBatch = 500
+
+// Rebuild makes whole what rows written around the store leave out (`mynah store copy`
+// inserts rows as they are): it moves every identity sequence past the ids copied in,
+// indexes for search every message that has no entry, in batches of one transaction,
+// reporting progress (done of total; progress may be nil), counts each chat's entries
+// again and gathers the planner's statistics. It is safe to run again.
+func (db *DB) Rebuild(ctx context.Context, progress func(done, total int)) error {
+	for _, id := range identities {
+		q := fmt.Sprintf(`SELECT setval(pg_get_serial_sequence('%[1]s', '%[2]s'), greatest((SELECT max(%[2]s) FROM %[1]s), 1))`, id.table, id.column)
+		if _, err := db.pool.Exec(ctx, q); err != nil {
+			return fail(ctx, err, "move the sequence of %s past its rows", id.table)
+		}
+	}
+	var total int
+	if err := db.pool.QueryRow(ctx, countUnindexed, mynah.MaxMessageID).Scan(&total); err != nil {
+		return fail(ctx, err, "count unindexed messages")
+	}
+	done, after := 0, int64(0)
+	if progress != nil {
+		progress(0, total)
+	}
+	for {
+		type key struct {
+			seq   int64
+			agent string
+			chat  mynah.ChatID
+			id    mynah.MessageID
+		}
+		rows, err := db.pool.Query(ctx, queryUnindexed, after, mynah.MaxMessageID, rebuildBatch)
+		if err != nil {
+			return fail(ctx, err, "find unindexed messages")
+		}
+		batch, err := scanAll(rows, func(s scanner) (key, error) {
+			var k key
+			var chat, id int64
+			err := s.Scan(&k.seq, &k.agent, &chat, &id)
+			k.chat, k.id = mynah.ChatID(chat), mynah.MessageID(id)
+			return k, err
+		})
+		if err != nil {
+			return fail(ctx, err, "find unindexed messages")
+		}
+		if len(batch) == 0 {
+			break
+		}
+		err = db.inTx(ctx, func(tx pgx.Tx) error {
+			for _, k := range batch {
+				if err := db.indexMessage(ctx, tx, k.agent, k.chat, k.id); err != nil {
+					return fmt.Errorf("message %d in chat %d of %s: %w", k.id, k.chat, k.agent, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fail(ctx, err, "index copied messages")
+		}
+		after = batch[len(batch)-1].seq
+		done += len(batch)
+		if progress != nil {
+			progress(min(done, total), total)
+		}
+	}
+	// Entries dropped around the store (a message the copy changed) left the counts
+	// behind: count again.
+	if _, err := db.pool.Exec(ctx, recountSearch); err != nil {
+		return fail(ctx, err, "count the search entries")
+	}
+	// The planner's statistics, now rather than when autovacuum comes round: a search
+	// planned without them may read a big chat row by row.
+	if _, err := db.pool.Exec(ctx, `ANALYZE messages, message_search, turns, outbox, chats, users`); err != nil {
+		return fail(ctx, err, "analyze the copied tables")
+	}
+	return nil
+}

@@ -1,0 +1,410 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mynah-ai/mynah"
+)
+
+const (
+	// queryIndexSource reads what the index entries of messages of a chat hold: each
+	// message, and the text of the message before it in the chat (what it answers, when it
+	// replies to nothing). Binds agent, chat, ids.
+	queryIndexSource = `SELECT m.message_id, m.seq, m.sender_id, m.sender_first_name, m.sender_last_name, m.sender_username,
+			m.time, m.text, m.media, m.reply_to,
+			(SELECT p.text FROM messages p WHERE p.agent = m.agent AND p.chat_id = m.chat_id
+				AND p.message_id < m.message_id ORDER BY p.message_id DESC LIMIT 1)
+		FROM messages m WHERE m.agent = $1 AND m.chat_id = $2 AND m.message_id = ANY($3::bigint[])`
+	// upsertSearchDocs writes entries of a chat and keeps the chat's counts of entries and
+	// tokens. Binds agent, chat, then the entries' ids, senders, seqs, docs and lengths.
+	upsertSearchDocs = `WITH input AS (
+			SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::int[]) AS i(message_id, sender_id, seq, doc, len)),
+		old AS (
+			SELECT len FROM message_search WHERE agent = $1 AND chat_id = $2 AND message_id = ANY($3::bigint[])),
+		doc AS (
+			INSERT INTO message_search (agent, chat_id, message_id, sender_id, seq, doc, len)
+			SELECT $1, $2, message_id, sender_id, seq, doc::tsvector, len FROM input
+			ON CONFLICT (agent, chat_id, message_id) DO UPDATE SET sender_id = excluded.sender_id,
+				doc = excluded.doc, len = excluded.len)
+		INSERT INTO search_chats AS s (agent, chat_id, docs, tokens)
+		SELECT $1, $2, (SELECT count(*) FROM input) - (SELECT count(*) FROM old),
+			(SELECT coalesce(sum(len), 0) FROM input) - (SELECT coalesce(sum(len), 0) FROM old)
+		ON CONFLICT (agent, chat_id) DO UPDATE SET docs = s.docs + excluded.docs, tokens = s.tokens + excluded.tokens`
+	queryChatStats  = `SELECT docs, tokens FROM search_chats WHERE agent = $1 AND chat_id = $2`
+	queryAgentStats = `SELECT sum(docs)::bigint, sum(tokens)::bigint FROM search_chats WHERE agent = $1 HAVING count(*) > 0`
+	queryWinners    = `SELECT ` + messageColumns + `
+		FROM unnest($2::bigint[], $3::bigint[]) AS k(chat_id, message_id)
+		JOIN messages m ON m.agent = $1 AND m.chat_id = k.chat_id AND m.message_id = k.message_id
+		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id`
+	queryBefore = `SELECT ` + messageColumns + messageFrom +
+		`WHERE m.agent = $1 AND m.chat_id = $2 AND m.message_id < $3 ORDER BY m.message_id DESC LIMIT $4`
+	queryFrom = `SELECT ` + messageColumns + messageFrom +
+		`WHERE m.agent = $1 AND m.chat_id = $2 AND m.message_id >= $3 ORDER BY m.message_id LIMIT $4`
+)
+
+// months names the months as the context part of an entry holds them, in English as the
+// SQLite store writes them, so that "March" finds what was said in March.
+var months = [...]string{"January", "February", "March", "April", "May", "June", "July",
+	"August", "September", "October", "November", "December"}
+
+// indexMessage writes (or rewrites) the index entry of a stored message in tx.
+func (db *DB) indexMessage(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, id mynah.MessageID) error {
+	return db.indexMessages(ctx, tx, agent, chat, []int64{int64(id)})
+}
+
+// indexMessages writes (or rewrites) the index entries of stored messages of one chat in
+// tx, in two statements however many: each entry's body (text, caption and media
+// descriptions), its context (the sender's names, month and year) and what it answers
+// (the text it replies to and the message before it). Messages outside the ids Telegram
+// assigns are stored but not indexed, as in the SQLite store.
+func (db *DB) indexMessages(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, ids []int64) error {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return id < 1 || id > mynah.MaxMessageID })
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, queryIndexSource, agent, int64(chat), ids)
+	if err != nil {
+		return err
+	}
+	var ( // the entries, as the columns of upsertSearchDocs
+		msgIDs, senders, seqs []int64
+		docs                  []string
+		lens                  []int32
+	)
+	for rows.Next() {
+		var (
+			id, seq, sender, at     int64
+			first, last, username   string
+			text                    string
+			media, replyTo, prevTxt sql.NullString
+		)
+		if err := rows.Scan(&id, &seq, &sender, &first, &last, &username, &at, &text, &media, &replyTo, &prevTxt); err != nil {
+			rows.Close()
+			return err
+		}
+		doc, n, err := entry(id, first, last, username, at, text, media, replyTo, prevTxt)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		msgIDs, senders, seqs = append(msgIDs, id), append(senders, sender), append(seqs, seq)
+		docs, lens = append(docs, doc), append(lens, int32(n))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(msgIDs) == 0 {
+		return nil
+	}
+	_, err = tx.Exec(ctx, upsertSearchDocs, agent, int64(chat), msgIDs, senders, seqs, docs, lens)
+	return err
+}
+
+// entry builds the index entry of one message from its columns.
+func entry(id int64, first, last, username string, at int64, text string, media, replyTo, prevTxt sql.NullString) (string, int, error) {
+	body := text
+	if media.Valid {
+		var items []mediaJSON
+		if err := json.Unmarshal([]byte(media.String), &items); err != nil {
+			return "", 0, fmt.Errorf("message %d: media column: %w", id, err)
+		}
+		for _, it := range items {
+			if it.Description != "" {
+				body += " " + it.Description
+			}
+		}
+	}
+	t := time.UnixMilli(at).UTC()
+	context := strings.TrimSpace(first+" "+last+" "+username) + " " + months[t.Month()-1] + " " + fmt.Sprint(t.Year())
+	previous := prevTxt.String
+	if replyTo.Valid {
+		var r replyJSON
+		if err := json.Unmarshal([]byte(replyTo.String), &r); err != nil {
+			return "", 0, fmt.Errorf("message %d: reply_to column: %w", id, err)
+		}
+		if r.Text != "" {
+			previous = r.Text + " " + previous
+		}
+	}
+	doc, n := buildDoc(docPart{body, bodyPart}, docPart{context, contextPart}, docPart{previous, previousPart})
+	return doc, n, nil
+}
+
+// commonTerm is how many matches in the scope make a term common, and recentMatches how
+// many of the newest matches a query of common terms ranks (see the SQLite store's
+// search.go for why and how they were measured): ranking every match of a term in most
+// messages is what makes a search slow, and its low idf adds little to the ranking.
+const (
+	commonTerm    = 500
+	recentMatches = 500
+)
+
+// SearchHistory returns up to q.Limit of agent's messages matching any of q.Terms, best
+// BM25 score first, with the SQLite store's tokens, stems, weights and scoring (see
+// searchdoc.go). No query syntax reaches PostgreSQL: terms become lexemes. A query drops
+// its common terms when it has rarer ones, and a query of common terms alone ranks their
+// newest matches, so its cost grows with the rare matches in the scope (agent, or agent
+// and chat). Idf and average length are the scope's. Every committed message is
+// searchable: entries are written with the messages.
+func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error) {
+	terms := queryTerms(q.Terms)
+	if len(terms) == 0 || q.Limit <= 0 {
+		return nil, nil
+	}
+	parts, weight := []string{bodyPart}, map[string]float64{bodyPart: 1}
+	if q.ContextWeight > 0 {
+		parts, weight[contextPart] = append(parts, contextPart), q.ContextWeight
+	}
+	if q.PreviousWeight > 0 {
+		parts, weight[previousPart] = append(parts, previousPart), q.PreviousWeight
+	}
+	var docs, tokens int64
+	var err error
+	if q.Chat != 0 {
+		err = db.pool.QueryRow(ctx, queryChatStats, q.Agent, int64(q.Chat)).Scan(&docs, &tokens)
+	} else {
+		err = db.pool.QueryRow(ctx, queryAgentStats, q.Agent).Scan(&docs, &tokens)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil // nothing of this agent or chat was ever stored
+	}
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	sc := searchScope{agent: q.Agent, chat: q.Chat, sender: q.Sender}
+	counts, err := db.probe(ctx, sc, terms, parts)
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	var rare []queryTerm
+	var rareCounts []int64
+	for i, t := range terms {
+		if counts[i] > 0 && counts[i] < commonTerm {
+			rare, rareCounts = append(rare, t), append(rareCounts, counts[i])
+		}
+	}
+	newest := 0
+	if len(rare) > 0 {
+		terms, counts = rare, rareCounts
+	} else if q.Sender == 0 {
+		newest = recentMatches
+	}
+	scored, err := db.rank(ctx, sc, terms, parts, newest, newBM25(counts, docs, tokens, weight))
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	if len(scored) > q.Limit {
+		scored = scored[:q.Limit]
+	}
+	hits, err := db.winners(ctx, q.Agent, scored)
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	return hits, nil
+}
+
+// searchScope is where a search looks: an agent's messages, of one chat (0: all) and one
+// sender (0: anyone).
+type searchScope struct {
+	agent  string
+	chat   mynah.ChatID
+	sender mynah.UserID
+}
+
+// where returns the scope's conditions on message_search, numbering its parameters from
+// next, and their values.
+//
+// The conditions are written so that no btree index can serve them (the agent joined to
+// an empty string, the chat plus 0): the GIN index on doc finds the matches, however many rows the scope holds. Left to
+// itself, the planner, which cannot know how selective a term is when planning a prepared
+// statement, may walk the scope's primary key instead, testing every row of a big chat
+// against a rare term.
+func (s searchScope) where(next int) (string, []any) {
+	cond, args := fmt.Sprintf("agent || '' = $%d", next), []any{s.agent}
+	if s.chat != 0 {
+		args = append(args, int64(s.chat))
+		cond += fmt.Sprintf(" AND chat_id + 0 = $%d", next+len(args)-1)
+	}
+	if s.sender != 0 {
+		args = append(args, int64(s.sender))
+		cond += fmt.Sprintf(" AND sender_id = $%d", next+len(args)-1)
+	}
+	return cond, args
+}
+
+// exact is where with conditions on the key itself, for a query that walks it.
+func (s searchScope) exact(next int) (string, []any) {
+	cond, args := fmt.Sprintf("agent = $%d", next), []any{s.agent}
+	if s.chat != 0 {
+		args = append(args, int64(s.chat))
+		cond += fmt.Sprintf(" AND chat_id = $%d", next+len(args)-1)
+	}
+	return cond, args
+}
+
+// probe counts each term's matches in the scope, up to commonTerm: it tells a selective
+// term from a common one at a cost bounded by that.
+func (db *DB) probe(ctx context.Context, sc searchScope, terms []queryTerm, parts []string) ([]int64, error) {
+	cond, args := sc.where(3)
+	queries := make([]string, len(terms))
+	for i, t := range terms {
+		queries[i] = tsquery([]queryTerm{t}, parts)
+	}
+	sql := `SELECT (SELECT count(*) FROM (SELECT 1 FROM message_search WHERE ` + cond + ` AND doc @@ t.q::tsquery LIMIT $2) x)
+		FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`
+	rows, err := db.pool.Query(ctx, sql, append([]any{queries, commonTerm}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return scanAll(rows, func(s scanner) (int64, error) {
+		var n int64
+		err := s.Scan(&n)
+		return n, err
+	})
+}
+
+// scoredEntry is one ranked entry of an index.
+type scoredEntry struct {
+	chat  int64
+	id    int64
+	score float64
+}
+
+// rank scores the entries of the scope that match terms, best first, leaving out those
+// that score 0. newest > 0 ranks only the newest that many matches.
+func (db *DB) rank(ctx context.Context, sc searchScope, terms []queryTerm, parts []string, newest int, s *bm25) ([]scoredEntry, error) {
+	cond, args := sc.where(2)
+	if newest > 0 {
+		// The newest matches of common terms are dense along the scope's key: walking it
+		// back is cheaper than collecting every match.
+		cond, args = searchScope{agent: sc.agent, chat: sc.chat}.exact(2)
+	}
+	inner := `SELECT chat_id, message_id, len, doc FROM message_search WHERE ` + cond + ` AND doc @@ $1::tsquery`
+	if newest > 0 {
+		order := "seq"
+		if sc.chat != 0 {
+			order = "message_id"
+		}
+		args = append(args, newest)
+		inner += fmt.Sprintf(` ORDER BY %s DESC LIMIT $%d`, order, 1+len(args))
+	}
+	// The entries come back whole, as text, and Go picks the query's lexemes out of them:
+	// cheaper for PostgreSQL than unnesting every entry into rows.
+	sql := `SELECT chat_id, message_id, len, doc::text FROM (` + inner + `) s`
+	rows, err := db.pool.Query(ctx, sql, append([]any{tsquery(terms, parts)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return scoreRows(rows, terms, lexemes(terms, parts), s)
+}
+
+// scoreRows reads rows of (chat, id, length, entry as text) and scores each entry: best
+// first, leaving out those that score 0.
+func scoreRows(rows pgx.Rows, terms []queryTerm, lexemes []string, s *bm25) ([]scoredEntry, error) {
+	defer rows.Close()
+	var out []scoredEntry
+	occ := map[string]occurrence{}
+	for rows.Next() {
+		var e scoredEntry
+		var n int
+		var doc string
+		if err := rows.Scan(&e.chat, &e.id, &n, &doc); err != nil {
+			return nil, err
+		}
+		clear(occ)
+		for _, l := range lexemes {
+			if o := positionsOf(doc, l); o != nil {
+				occ[l] = o
+			}
+		}
+		if e.score = s.score(terms, n, occ); e.score > 0 {
+			out = append(out, e)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b scoredEntry) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.chat, a.chat); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.id, a.id)
+	})
+	return out, nil
+}
+
+// winners reads the messages of scored entries and returns them as hits, in order.
+func (db *DB) winners(ctx context.Context, agent string, scored []scoredEntry) ([]mynah.SearchHit, error) {
+	if len(scored) == 0 {
+		return nil, nil
+	}
+	chats, ids := make([]int64, len(scored)), make([]int64, len(scored))
+	for i, e := range scored {
+		chats[i], ids[i] = e.chat, e.id
+	}
+	rows, err := db.pool.Query(ctx, queryWinners, agent, chats, ids)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := scanMessages(agent, rows)
+	if err != nil {
+		return nil, err
+	}
+	type key struct{ chat, id int64 }
+	byKey := make(map[key]mynah.Message, len(msgs))
+	for _, m := range msgs {
+		byKey[key{int64(m.Chat.ID), int64(m.ID)}] = m
+	}
+	hits := make([]mynah.SearchHit, 0, len(scored))
+	for _, e := range scored {
+		if m, ok := byKey[key{e.chat, e.id}]; ok {
+			hits = append(hits, mynah.SearchHit{Message: m, Score: e.score})
+		}
+	}
+	return hits, nil
+}
+
+// Around returns message id of agent's chat with up to before messages preceding it and up
+// to after following it, oldest first. When id is not stored, the neighbours of where it
+// would be are returned. It costs O(before + after).
+func (db *DB) Around(ctx context.Context, agent string, chat mynah.ChatID, id mynah.MessageID, before, after int) ([]mynah.Message, error) {
+	var out []mynah.Message
+	if before > 0 {
+		rows, err := db.pool.Query(ctx, queryBefore, agent, int64(chat), int64(id), before)
+		if err == nil {
+			out, err = scanMessages(agent, rows)
+		}
+		if err != nil {
+			return nil, fail(ctx, err, "messages around %d in chat %d of %s", id, chat, agent)
+		}
+		slices.Reverse(out)
+	}
+	n := len(out)
+	rows, err := db.pool.Query(ctx, queryFrom, agent, int64(chat), int64(id), max(after, 0)+1)
+	var next []mynah.Message
+	if err == nil {
+		next, err = scanMessages(agent, rows)
+	}
+	if err != nil {
+		return nil, fail(ctx, err, "messages around %d in chat %d of %s", id, chat, agent)
+	}
+	out = append(out, next...)
+	if len(out) > n && out[n].ID != id && len(out)-n > max(after, 0) {
+		out = out[:len(out)-1] // id is not stored: keep after messages after it
+	}
+	return out, nil
+}

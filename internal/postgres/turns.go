@@ -1,0 +1,251 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mynah-ai/mynah"
+)
+
+const (
+	turnColumns = `id, chat_id, thread_id, target, static, reply_to, created, not_before,
+		buttons, edit_id, due, preview_id`
+	// queryPendingTurns reads the turns_pending partial index, which holds undone rows only.
+	queryPendingTurns = `SELECT ` + turnColumns + ` FROM turns
+		WHERE agent = $1 AND done_at IS NULL AND due <= $2 ORDER BY id LIMIT $3`
+	queryTurn  = `SELECT agent, chat_id, thread_id, done_at FROM turns WHERE id = $1 FOR UPDATE`
+	finishTurn = `UPDATE turns SET done_at = $1 WHERE id = $2`
+	insertPart = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created, kind, task)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (agent, key) DO NOTHING RETURNING id`
+	queryDueAt = `SELECT min(due) FROM turns WHERE agent = $1 AND done_at IS NULL AND due > $2`
+	setPreview = `UPDATE turns SET preview_id = $1 WHERE id = $2`
+)
+
+// PendingTurns returns up to limit unfinished turns of agent that are due at now, oldest
+// (lowest id) first. A limit <= 0 returns none. With Claims on (several instances), only
+// the turns of chats this instance holds or takes over are returned; see claims.go.
+func (db *DB) PendingTurns(ctx context.Context, agent string, now time.Time, limit int) ([]mynah.Turn, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if db.claims != nil {
+		rows, err = db.claimedTurns(ctx, agent, now, limit)
+	} else {
+		rows, err = db.pool.Query(ctx, queryPendingTurns, agent, now.UnixMilli(), limit)
+	}
+	if err != nil {
+		return nil, fail(ctx, err, "pending turns of %s", agent)
+	}
+	out, err := scanTurns(agent, rows)
+	if err != nil {
+		return nil, fail(ctx, err, "pending turns of %s", agent)
+	}
+	return out, nil
+}
+
+// scanTurns reads and closes rows of turnColumns.
+func scanTurns(agent string, rows pgx.Rows) ([]mynah.Turn, error) {
+	defer rows.Close()
+	var out []mynah.Turn
+	for rows.Next() {
+		t := mynah.Turn{Agent: agent}
+		var chat, target, replyTo int64
+		var created sql.NullInt64
+		var notBefore, due, edit, preview int64
+		var buttons sql.NullString
+		if err := rows.Scan(&t.ID, &chat, &t.ThreadID, &target, &t.Static, &replyTo, &created, &notBefore,
+			&buttons, &edit, &due, &preview); err != nil {
+			return nil, err
+		}
+		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), fromMillis(created)
+		t.NotBefore, t.Due, t.Edit = fromMillis(sql.NullInt64{Int64: notBefore, Valid: true}), fromMillis(sql.NullInt64{Int64: due, Valid: true}), mynah.MessageID(edit)
+		t.Preview = mynah.MessageID(preview)
+		if buttons.Valid {
+			var rows [][]buttonJSON
+			if err := json.Unmarshal([]byte(buttons.String), &rows); err != nil {
+				return nil, fmt.Errorf("turn %d: buttons: %w", t.ID, err)
+			}
+			t.Buttons = decodeButtons(rows)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// FinishTurn marks the turn done and enqueues parts for delivery in one transaction, and
+// returns the given parts as stored that are still pending, each key once (see
+// mynah.Turns). The turn's row is locked first, so two instances finishing the same turn
+// (one whose claim expired) serialize: the second finds it done and enqueues nothing new.
+// With Claims on, an instance that lost the chat's claim to another cannot finish the
+// turn: the new holder runs it, and the stale answer is never delivered.
+func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPart) ([]mynah.OutPart, error) {
+	return db.FinishTurnWith(ctx, turnID, mynah.TurnOutcome{Parts: parts})
+}
+
+// FinishTurnWith finishes the turn as FinishTurn does with o.Parts and, in the same
+// transaction, records o.Usage (as RecordUsage) and o.Prompt (as RecordPrompt, its Turn
+// set to turnID). On a finished turn nothing is enqueued or recorded again, and the
+// stored parts are returned as FinishTurn returns them.
+func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutcome) ([]mynah.OutPart, error) {
+	parts := o.Parts
+	var out []mynah.OutPart
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		out = nil
+		var (
+			agent        string
+			chat, thread int64
+			done         sql.NullInt64
+		)
+		if err := tx.QueryRow(ctx, queryTurn, turnID).Scan(&agent, &chat, &thread, &done); err != nil {
+			return err
+		}
+		if err := checkParts(agent, parts); err != nil {
+			return err
+		}
+		if !done.Valid {
+			if err := db.checkClaim(ctx, tx, agent, mynah.ChatID(chat)); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, finishTurn, db.now().UnixMilli(), turnID); err != nil {
+				return err
+			}
+			if err := db.recordOutcome(ctx, tx, turnID, agent, o); err != nil {
+				return err
+			}
+		}
+		for _, p := range parts {
+			if slices.ContainsFunc(out, func(o mynah.OutPart) bool { return o.Key == p.Key }) {
+				continue
+			}
+			var (
+				stored  mynah.OutPart
+				pending bool
+				err     error
+			)
+			if done.Valid {
+				stored, pending, err = db.storedPart(ctx, tx, agent, p.Key)
+			} else {
+				stored, pending, err = db.enqueuePart(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, p)
+			}
+			if err != nil {
+				return err
+			}
+			if pending {
+				out = append(out, stored)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fail(ctx, err, "finish turn %d", turnID)
+	}
+	return out, nil
+}
+
+// recordOutcome records the usage and the prompt record of a turn being finished.
+func (db *DB) recordOutcome(ctx context.Context, tx pgx.Tx, turnID int64, agent string, o mynah.TurnOutcome) error {
+	for _, u := range o.Usage {
+		if _, err := tx.Exec(ctx, insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
+			u.CachedTokens, orNow(u.Time, db.now).UnixMilli()); err != nil {
+			return err
+		}
+	}
+	if rec := o.Prompt; rec != nil {
+		u := rec.Usage
+		if _, err := tx.Exec(ctx, upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
+			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, orNow(rec.Time, db.now).UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkParts reports the first part that cannot be enqueued for a turn of agent.
+func checkParts(agent string, parts []mynah.OutPart) error {
+	for i, p := range parts {
+		if p.Agent != "" && p.Agent != agent {
+			return fmt.Errorf("part %d is for agent %q, the turn for %q", i, p.Agent, agent)
+		}
+		if p.Key == "" {
+			return fmt.Errorf("part %d has no key", i)
+		}
+	}
+	return nil
+}
+
+// enqueuePart inserts p for the turn (of agent, in chat and thread) unless its key is
+// enqueued already, and returns the part as stored and whether it is still pending.
+func (db *DB) enqueuePart(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, p mynah.OutPart) (mynah.OutPart, bool, error) {
+	if p.Chat == 0 {
+		p.Chat, p.ThreadID = chat, thread
+	}
+	created := orNow(p.Created, db.now).UnixMilli()
+	task, err := encodeTask(p)
+	if err != nil {
+		return mynah.OutPart{}, false, err
+	}
+	kind := p.Kind
+	if kind == "" {
+		kind = mynah.TaskSend
+	}
+	err = tx.QueryRow(ctx, insertPart, agent, int64(p.Chat), p.ThreadID, p.Key, p.HTML, p.Plain,
+		int64(p.ReplyTo), turnID, created, string(kind), task).Scan(&p.ID)
+	if errors.Is(err, pgx.ErrNoRows) { // the key was enqueued before
+		return db.storedPart(ctx, tx, agent, p.Key)
+	}
+	if err != nil {
+		return mynah.OutPart{}, false, err
+	}
+	p.Agent, p.Created, p.TurnID = agent, fromMillis(sql.NullInt64{Int64: created, Valid: true}), turnID
+	return p, true, nil
+}
+
+// NextDue returns when agent's earliest turn that is not due at now falls due; zero when
+// none waits.
+func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Time, error) {
+	var due sql.NullInt64
+	if err := db.pool.QueryRow(ctx, queryDueAt, agent, now.UnixMilli()).Scan(&due); err != nil {
+		return time.Time{}, fail(ctx, err, "next due turn of %s", agent)
+	}
+	return fromMillis(due), nil
+}
+
+// insertTurnTx queues t for agent inside tx and returns its id; the other instances are
+// notified when tx commits.
+func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah.Turn) (int64, error) {
+	buttons, err := buttonsColumn(t.Buttons)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = tx.QueryRow(ctx, insertTurn, agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
+		int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
+		buttons, int64(t.Edit), notBeforeMillis(t.Due)).Scan(&id)
+	if err != nil {
+		return 0, err
+	}
+	return id, db.notifyWork(ctx, tx, agent)
+}
+
+// SetPreview records msg as the message previewing the turn's answer.
+func (db *DB) SetPreview(ctx context.Context, turnID int64, msg mynah.MessageID) error {
+	tag, err := db.pool.Exec(ctx, setPreview, int64(msg), turnID)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = fmt.Errorf("turn %d: %w", turnID, mynah.ErrNotFound)
+	}
+	if err != nil {
+		return fail(ctx, err, "set the preview of turn %d", turnID)
+	}
+	return nil
+}
