@@ -34,6 +34,7 @@ type benchMemoryFlags struct {
 	K      string
 	Half   string
 	Ablate []string
+	With   []string
 	JSON   bool
 }
 
@@ -51,8 +52,8 @@ a question's evidence turns among the top k results, averaged over questions; se
 recall@k counts a session when any of its turns is retrieved.
 
 Ranking features are tuned on one half of the conversations and kept only when they help
-the other: --half A or B measures one half, and --ablate turns features off (all: plain
-BM25) to measure what each adds there.`,
+the other: --half A or B measures one half, --ablate turns features off (all: plain
+BM25) and --with turns them on, to measure what each adds there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.LoCoMo == "" {
@@ -70,6 +71,9 @@ BM25) to measure what each adds there.`,
 			if err != nil {
 				return usageError{fmt.Errorf("--ablate: %w", err)}
 			}
+			if opts, err = memory.With(opts, f.With...); err != nil {
+				return usageError{fmt.Errorf("--with: %w", err)}
+			}
 			return benchMemory(cmd.Context(), f, ks, opts, cmd.OutOrStdout())
 		},
 	}
@@ -81,6 +85,7 @@ BM25) to measure what each adds there.`,
 		names = append(names, ft.Name)
 	}
 	cmd.Flags().StringSliceVar(&f.Ablate, "ablate", nil, "ranking features to turn off, comma-separated: all (plain BM25) or "+strings.Join(names, ", "))
+	cmd.Flags().StringSliceVar(&f.With, "with", nil, "ranking features to turn on (after --ablate), comma-separated: "+strings.Join(names, ", "))
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
 	return cmd
 }
