@@ -35,6 +35,7 @@ type benchMemoryFlags struct {
 	K      string
 	Half   string
 	Ablate []string
+	With   []string
 	JSON   bool
 	Store  string
 }
@@ -53,8 +54,8 @@ a question's evidence turns among the top k results, averaged over questions; se
 recall@k counts a session when any of its turns is retrieved.
 
 Ranking features are tuned on one half of the conversations and kept only when they help
-the other: --half A or B measures one half, and --ablate turns features off (all: plain
-BM25) to measure what each adds there.`,
+the other: --half A or B measures one half, --ablate turns features off (all: plain
+BM25) and --with turns them on, to measure what each adds there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.LoCoMo == "" {
@@ -72,6 +73,9 @@ BM25) to measure what each adds there.`,
 			if err != nil {
 				return usageError{fmt.Errorf("--ablate: %w", err)}
 			}
+			if opts, err = memory.With(opts, f.With...); err != nil {
+				return usageError{fmt.Errorf("--with: %w", err)}
+			}
 			return benchMemory(cmd.Context(), f, ks, opts, cmd.OutOrStdout())
 		},
 	}
@@ -83,6 +87,7 @@ BM25) to measure what each adds there.`,
 		names = append(names, ft.Name)
 	}
 	cmd.Flags().StringSliceVar(&f.Ablate, "ablate", nil, "ranking features to turn off, comma-separated: all (plain BM25) or "+strings.Join(names, ", "))
+	cmd.Flags().StringSliceVar(&f.With, "with", nil, "ranking features to turn on (after --ablate), comma-separated: "+strings.Join(names, ", "))
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
 	cmd.Flags().StringVar(&f.Store, "store", "", "run on this PostgreSQL database (postgres://…), in a throwaway schema (default: a throwaway SQLite file)")
 	return cmd

@@ -269,48 +269,86 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 	return cands, nil
 }
 
-// Feature is one ranking feature of DefaultOptions: its name, what it does, and how to
-// turn it off.
+// Feature is one ranking feature: its name, what it does, and how to turn it off and on
+// (On sets the value DefaultOptions has, or, for a feature off by default, the value it
+// is measured with).
 type Feature struct {
 	Name, Doc string
-	Off       func(*Options)
+	Off, On   func(*Options)
 }
 
-// Features lists the ranking features of DefaultOptions. With every one off, ranking is
-// plain BM25 over what messages say.
+// Features lists the ranking features. With every one off, ranking is plain BM25 over
+// what messages say.
 func Features() []Feature {
 	return []Feature{
-		{"context", "a match in the name of who said a message counts", func(o *Options) { o.ContextWeight = 0 }},
-		{"previous", "a match in the conversation before a short message counts", func(o *Options) { o.PreviousWeight = 0 }},
-		{"speaker", "the words of a person the query names come first", func(o *Options) { o.SpeakerBoost = 0 }},
-		{"length", "the shortest messages (\"see you!\") weigh less", func(o *Options) { o.LengthPrior = 0 }},
-		{"neighbours", "a short message takes a share of its best neighbour's score", func(o *Options) { o.NeighbourWeight = 0 }},
-		{"span", "messages in the time the query names come first", func(o *Options) { o.SpanBoost = 0 }},
-		{"dated", "a query asking when prefers messages that date what they tell", func(o *Options) { o.DatedBoost = 0 }},
-		{"recent", "a query asking for the latest state prefers newer messages", func(o *Options) { o.RecentBoost = 0 }},
-		{"diversity", "a query asking for several things gets them from several conversations", func(o *Options) { o.Diversity = 0 }},
+		{"context", "a match in the name of who said a message counts",
+			func(o *Options) { o.ContextWeight = 0 }, func(o *Options) { o.ContextWeight = 2 }},
+		{"previous", "a match in the conversation before a short message counts",
+			func(o *Options) { o.PreviousWeight = 0 }, func(o *Options) { o.PreviousWeight = 0.4 }},
+		{"speaker", "the words of a person the query names come first",
+			func(o *Options) { o.SpeakerBoost = 0 }, func(o *Options) { o.SpeakerBoost = 0.2 }},
+		{"length", "the shortest messages (\"see you!\") weigh less",
+			func(o *Options) { o.LengthPrior = 0 }, func(o *Options) { o.LengthPrior = 10 }},
+		{"neighbours", "a short message takes a share of its best neighbour's score",
+			func(o *Options) { o.NeighbourWeight = 0 }, func(o *Options) { o.NeighbourWeight = 0.4 }},
+		{"span", "messages said in the time the query names come first",
+			func(o *Options) { o.SpanBoost = 0 }, func(o *Options) { o.SpanBoost = 0.5 }},
+		{"dated", "a query asking when prefers messages that date what they tell",
+			func(o *Options) { o.DatedBoost = 0 }, func(o *Options) { o.DatedBoost = 0.15 }},
+		{"recent", "a query asking for the latest state prefers newer messages (off by default)",
+			func(o *Options) { o.RecentBoost = 0 }, func(o *Options) { o.RecentBoost = 0.2 }},
+		{"diversity", "a query asking for several things gets them from several conversations (off by default)",
+			func(o *Options) { o.Diversity = 0 }, func(o *Options) { o.Diversity = 0.4 }},
 	}
+}
+
+// Enabled reports whether f is on in o.
+func (f Feature) Enabled(o Options) bool {
+	off := o
+	f.Off(&off)
+	return off != o
+}
+
+// With returns o with the named features on (see Feature.On). An unknown name is an
+// error that lists the known ones.
+func With(o Options, names ...string) (Options, error) {
+	for _, name := range names {
+		f, err := feature(name)
+		if err != nil {
+			return o, err
+		}
+		f.On(&o)
+	}
+	return o, nil
+}
+
+// feature returns the feature named name.
+func feature(name string) (Feature, error) {
+	var known []string
+	for _, f := range Features() {
+		if f.Name == name {
+			return f, nil
+		}
+		known = append(known, f.Name)
+	}
+	return Feature{}, fmt.Errorf("no ranking feature %q: want one of %s", name, strings.Join(known, ", "))
 }
 
 // Ablate returns o with the named features off; "all" turns them all off (plain BM25).
 // An unknown name is an error that lists the known ones.
 func Ablate(o Options, names ...string) (Options, error) {
-	fs := Features()
 	for _, name := range names {
-		found := false
-		for _, f := range fs {
-			if name == f.Name || name == "all" {
+		if name == "all" {
+			for _, f := range Features() {
 				f.Off(&o)
-				found = true
 			}
+			continue
 		}
-		if !found {
-			known := make([]string, len(fs))
-			for i, f := range fs {
-				known[i] = f.Name
-			}
-			return o, fmt.Errorf("no ranking feature %q: want all or one of %s", name, strings.Join(known, ", "))
+		f, err := feature(name)
+		if err != nil {
+			return o, err
 		}
+		f.Off(&o)
 	}
 	return o, nil
 }

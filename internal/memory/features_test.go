@@ -87,8 +87,8 @@ func TestLengthPrior(t *testing.T) {
 }
 
 // TestTimeInQueries: "last week" finds what was said last week first and does not search
-// for the words "last week"; "when…" prefers the message that dates the event; "current"
-// prefers the newer of equal matches.
+// for the words "last week"; "when…" prefers the message that dates the event; with
+// RecentBoost on, "current" prefers the newer of equal matches.
 func TestTimeInQueries(t *testing.T) {
 	t0 := time.Date(2025, 3, 3, 10, 0, 0, 0, time.UTC) // Monday 3 March
 	day := 24 * 60
@@ -122,16 +122,18 @@ func TestTimeInQueries(t *testing.T) {
 		"+0 Bob: my job is at the bakery",
 		fmt.Sprintf("+%d Bob: my job is at the library", 40*day),
 	)
-	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "What is Bob's current job?"}); len(got) == 0 || got[0] != 2 {
+	recent := DefaultOptions()
+	recent.RecentBoost = 0.2
+	if got := searchIDs(t, h, recent, Query{Text: "What is Bob's current job?"}); len(got) == 0 || got[0] != 2 {
 		t.Errorf("current job: %v, want the newer 2 first", got)
 	}
-	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "What was Bob's job?"}); len(got) == 0 || got[0] != 1 {
+	if got := searchIDs(t, h, recent, Query{Text: "What was Bob's job?"}); len(got) == 0 || got[0] != 1 {
 		t.Errorf("job, no time: %v, want the first of equals, 1, first", got)
 	}
 }
 
-// TestDiversity: a question asking how many times gets its second result from another
-// conversation rather than the turn next to its first.
+// TestDiversity: with Diversity on, a question asking how many times gets its second
+// result from another conversation rather than the turn next to its first.
 func TestDiversity(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 	h := chatOf(t0,
@@ -140,14 +142,16 @@ func TestDiversity(t *testing.T) {
 		"+3000 Alice: we go hiking every month, hiking is our thing",
 	)
 	q := Query{Text: "How many times did we go hiking?", K: 2}
-	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Equal(got, []mynah.MessageID{1, 3}) {
+	diverse := DefaultOptions()
+	diverse.Diversity = 0.4
+	if got := searchIDs(t, h, diverse, q); !slices.Equal(got, []mynah.MessageID{1, 3}) {
 		t.Errorf("results %v, want [1 3]: 2 is next to 1", got)
 	}
-	off, _ := Ablate(DefaultOptions(), "diversity")
+	off, _ := Ablate(diverse, "diversity")
 	if got := searchIDs(t, h, off, q); !slices.Equal(got, []mynah.MessageID{1, 2}) {
 		t.Errorf("without diversity: %v, want [1 2]; the test does not show what diversity does", got)
 	}
-	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "did we go hiking?", K: 2}); !slices.Equal(got, []mynah.MessageID{1, 2}) {
+	if got := searchIDs(t, h, diverse, Query{Text: "did we go hiking?", K: 2}); !slices.Equal(got, []mynah.MessageID{1, 2}) {
 		t.Errorf("a question for one thing: %v, want [1 2], the best two", got)
 	}
 }
@@ -233,5 +237,36 @@ func TestAge(t *testing.T) {
 	}
 	if got := SaidAt(time.Date(2025, 3, 9, 21, 30, 0, 0, time.UTC), now, kyiv); got != "Sun 9 Mar 2025 23:30, yesterday" {
 		t.Errorf("SaidAt = %q", got)
+	}
+}
+
+// TestFeatures: every feature turns off and on again to what DefaultOptions holds, and
+// with all of them off ranking is plain BM25 (Options{} but the pool and the shape
+// settings).
+func TestFeatures(t *testing.T) {
+	d := DefaultOptions()
+	for _, f := range Features() {
+		o, err := Ablate(d, f.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Enabled(d) {
+			if o == d {
+				t.Errorf("%s: Ablate changed nothing", f.Name)
+			}
+			if f.On(&o); o != d {
+				t.Errorf("%s: off and on again is %+v, not DefaultOptions", f.Name, o)
+			}
+		} else if w, _ := With(d, f.Name); w == d || !f.Enabled(w) {
+			t.Errorf("%s: With did not turn it on", f.Name)
+		}
+	}
+	plain, _ := Ablate(d, "all")
+	plain.Pool, plain.NeighbourGap, plain.ContextWords = 0, 0, 0
+	if plain != (Options{}) {
+		t.Errorf("all off: %+v, want plain BM25", plain)
+	}
+	if _, err := Ablate(d, "magic"); err == nil || !strings.Contains(err.Error(), "neighbours") {
+		t.Errorf("Ablate(magic) = %v, want an error naming the features", err)
 	}
 }

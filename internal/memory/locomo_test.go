@@ -189,21 +189,15 @@ func TestLoCoMoAblation(t *testing.T) {
 	}
 	t.Logf("| %-26s | %s | %s |", "reference BM25", refCell("A"), refCell("B"))
 	for _, f := range memory.Features() {
-		without, err := memory.Ablate(memory.DefaultOptions(), f.Name)
-		if err != nil {
-			t.Fatal(err)
+		if f.Enabled(memory.DefaultOptions()) {
+			without, _ := memory.Ablate(memory.DefaultOptions(), f.Name)
+			line("default without "+f.Name, without)
+		} else {
+			with, _ := memory.With(memory.DefaultOptions(), f.Name)
+			line("default with "+f.Name, with)
 		}
-		line("default without "+f.Name, without)
-		var others []string
-		for _, g := range memory.Features() {
-			if g.Name != f.Name {
-				others = append(others, g.Name)
-			}
-		}
-		alone, err := memory.Ablate(memory.DefaultOptions(), others...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		alone := plainBM25(t)
+		f.On(&alone)
 		line("BM25 with "+f.Name, alone)
 	}
 }
