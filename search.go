@@ -1,6 +1,12 @@
 package mynah
 
-import "context"
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
 
 // SearchQuery asks a backend for keyword candidates from an agent's history.
 type SearchQuery struct {
@@ -13,8 +19,9 @@ type SearchQuery struct {
 	// ContextWeight weighs a match in who said a message and when (the sender's name,
 	// month and year) against a match in what was said (weight 1); 0 ignores it.
 	ContextWeight float64
-	// PreviousWeight weighs a match in what a message answers (the text it replies to, or
-	// the message before it); 0 ignores it.
+	// PreviousWeight weighs a match in what a message answers: the conversation just
+	// before it, as PreviousContext writes it (nothing for a message of 100 words or
+	// more); 0 ignores it.
 	PreviousWeight float64
 	Limit          int
 }
@@ -37,4 +44,98 @@ type HistorySearch interface {
 	// and up to after following it, in chronological order; without that message, the
 	// neighbours of where it would be.
 	Around(ctx context.Context, agent string, chat ChatID, id MessageID, before, after int) ([]Message, error)
+}
+
+// A message is read with the conversation before it up to ContextWords words in all: a
+// message of that length or longer stands on its own. Messages more than ContextGap before
+// it belong to another conversation; the text it replies to is its context whenever it
+// was written.
+const (
+	ContextWords = 100
+	ContextGap   = time.Hour
+)
+
+// PreviousMessage is a message before the one being indexed (see PreviousContext).
+type PreviousMessage struct {
+	Time time.Time
+	Text string
+}
+
+// PreviousContext is what the history index holds as what a message answers (its
+// previous column, weighed by SearchQuery.PreviousWeight): the last words of reply (the
+// text it replies to) and of before (the messages before it in its chat, nearest first;
+// those more than ContextGap before at, when it was sent, are not its conversation), so
+// that body and its context hold ContextWords words at most. A message that long has
+// none: it says what it is about by itself, and a long message's words would only add
+// unrelated matches, and length, to the short one after it. Words are counted as the
+// index's tokenizer splits them (letters, digits and combining marks). Every store writes
+// the column with it, so that every store ranks alike.
+func PreviousContext(body string, at time.Time, reply string, before []PreviousMessage) string {
+	budget := ContextWords - countWords(body)
+	if budget <= 0 {
+		return ""
+	}
+	parts := make([]string, 0, 1+len(before))
+	if strings.TrimSpace(reply) != "" {
+		parts = append(parts, reply)
+	}
+	for _, p := range before {
+		if at.Sub(p.Time) > ContextGap {
+			break
+		}
+		if p.Text != reply {
+			parts = append(parts, p.Text)
+		}
+	}
+	var taken []string
+	for _, p := range parts {
+		if budget <= 0 {
+			break
+		}
+		tail, n := lastWords(p, budget)
+		budget -= n
+		if tail != "" {
+			taken = append(taken, tail)
+		}
+	}
+	// oldest first, as the conversation went
+	for i, j := 0, len(taken)-1; i < j; i, j = i+1, j-1 {
+		taken[i], taken[j] = taken[j], taken[i]
+	}
+	return strings.Join(taken, " ")
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+// countWords counts the words of text as the index's tokenizer splits them.
+func countWords(text string) int {
+	n, in := 0, false
+	for _, r := range text {
+		w := isWordRune(r)
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
+}
+
+// lastWords returns the end of text holding at most n of its words, and how many it holds.
+func lastWords(text string, n int) (string, int) {
+	count, in := 0, false
+	for i := len(text); i > 0; {
+		r, size := utf8.DecodeLastRuneInString(text[:i])
+		w := isWordRune(r)
+		if !w && in && count == n {
+			return text[i:], count
+		}
+		if w && !in {
+			count++
+		}
+		in = w
+		i -= size
+	}
+	return text, count
 }

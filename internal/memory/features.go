@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/stem"
@@ -29,9 +28,9 @@ func (s *Searcher) boostSpeakers(cands []*candidate, query string) {
 }
 
 // neighbourHour is how far apart in time two messages may be to be neighbours: a message
-// an hour after another belongs to another conversation. The history index reads the
-// conversation before a message the same way.
-const neighbourHour = time.Hour
+// an hour after another belongs to another conversation, as the history index reads the
+// conversation before a message (mynah.PreviousContext).
+const neighbourHour = mynah.ContextGap
 
 // smooth adds to each candidate a share of its best neighbour's score (see
 // Options.NeighbourWeight). Neighbours are candidates of the same chat at most

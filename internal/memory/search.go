@@ -77,7 +77,7 @@ type Options struct {
 	// PreviousWeight weighs a match in the conversation just before a message (what it
 	// replies to, the messages before it): an answer shares few words with the question
 	// about it. The index holds that context for short messages only (up to 100 words
-	// with the message; see the sqlite package's mynah_context).
+	// with the message; see mynah.PreviousContext).
 	PreviousWeight float64
 	// SpeakerBoost multiplies by 1+SpeakerBoost the score of a message whose sender's
 	// first name the query mentions: "what did Alice say about…" prefers Alice's words.
@@ -90,7 +90,7 @@ type Options struct {
 	// pushes out other messages.
 	NeighbourWeight float64
 	NeighbourGap    int // 0 means 1
-	ContextWords    int // 0 means 100
+	ContextWords    int // 0 means mynah.ContextWords (100), as the index reads messages
 	// LengthPrior weighs a message of n words by n/(n+LengthPrior): BM25 favours short
 	// messages, and the shortest ("see you!", "haha yes") match a name or one word and
 	// say nothing.
@@ -152,7 +152,7 @@ func NewSearcher(store History, opts Options, now func() time.Time) *Searcher {
 		opts.NeighbourGap = 1
 	}
 	if opts.ContextWords <= 0 {
-		opts.ContextWords = 100
+		opts.ContextWords = mynah.ContextWords
 	}
 	if now == nil {
 		now = time.Now

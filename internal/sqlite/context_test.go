@@ -53,26 +53,3 @@ func TestConversationContext(t *testing.T) {
 		}
 	}
 }
-
-func TestConversationBefore(t *testing.T) {
-	at := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
-	words := func(n int) string { return strings.TrimSpace(strings.Repeat("w ", n)) }
-	for _, c := range []struct {
-		name  string
-		body  string
-		reply string
-		prev  []previousMessage
-		want  string
-	}{
-		{"short after short", "yes", "", []previousMessage{{at.Add(-time.Minute), "is it raining?"}, {at.Add(-2 * time.Minute), "look outside"}}, "look outside is it raining?"},
-		{"the end of a long one", words(95), "", []previousMessage{{at, "one two three four five six seven"}}, "three four five six seven"},
-		{"long", words(100), "", []previousMessage{{at, "is it raining?"}}, ""},
-		{"an hour apart", "yes", "", []previousMessage{{at.Add(-61 * time.Minute), "is it raining?"}}, ""},
-		{"a reply, whenever", "yes", "is it raining?", []previousMessage{{at.Add(-48 * time.Hour), "is it raining?"}}, "is it raining?"},
-		{"a reply, then the message before", "yes", "the cake?", []previousMessage{{at, "and the venue?"}}, "and the venue? the cake?"},
-	} {
-		if got := conversationBefore(c.body, at, c.reply, c.prev); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
-		}
-	}
-}

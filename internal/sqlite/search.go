@@ -63,6 +63,9 @@ const (
 
 var _ mynah.HistorySearch = (*DB)(nil)
 
+// allColumns are the columns of the message index, in order.
+var allColumns = []string{"body", "context", "previous"}
+
 // SearchHistory returns up to q.Limit of agent's messages matching any of q.Terms, best
 // BM25 score first (FTS5's bm25; porter stemming for English, internal/stem's for Russian
 // and Ukrainian, on both the index and the terms; diacritics folded). Each term is
@@ -232,7 +235,9 @@ func (db *DB) searchRange(ctx context.Context, agent string, chat mynah.ChatID) 
 }
 
 // matchExpr is terms as an FTS5 query: each term a quoted string (quotes doubled), OR-ed,
-// searched in cols only: a column weighted 0 must not bring in matches that score 0.
+// searched in cols only: a column weighted 0 must not bring in matches that score 0. With
+// every column of the message index in cols there is no filter: FTS5 would check each
+// match's columns against it for nothing.
 func matchExpr(terms []string, cols []string) string {
 	var b strings.Builder
 	for _, t := range terms {
@@ -246,6 +251,9 @@ func matchExpr(terms []string, cols []string) string {
 	}
 	if b.Len() == 0 {
 		return ""
+	}
+	if slices.Equal(cols, allColumns) {
+		return b.String()
 	}
 	return "{" + strings.Join(cols, " ") + "} : (" + b.String() + ")"
 }
