@@ -1,0 +1,17 @@
+//go:build unix
+
+package memory_test
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime is the CPU time (user and system) this process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
