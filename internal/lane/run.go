@@ -46,7 +46,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer cancelWork()
 	q := newQueue()
 	active := map[laneKey]*lane{}
-	replaced := map[laneKey]int{} // turns of each lane replaced in a row (maxSupersedes)
+	replaced := map[laneKey]replacedRow{} // turns of each lane replaced in a row (supersede.go)
 	notBefore := map[laneKey]time.Time{}
 	held := map[laneKey]int64{}
 	done := make(chan laneResult)
@@ -95,7 +95,12 @@ func (r *Runner) Run(ctx context.Context) error {
 			delete(held, res.key)
 			switch {
 			case res.replaced:
-				replaced[res.key]++
+				row := replaced[res.key]
+				if row.n == 0 {
+					row.start = r.opts.Now()
+				}
+				row.n++
+				replaced[res.key] = row
 			case res.answered:
 				delete(replaced, res.key)
 			}
@@ -192,12 +197,13 @@ func (r *Runner) take(q *queue, news []mynah.Turn) {
 }
 
 // offer tells the running lanes of the newer turns of their chats, so that one may
-// replace the turn under way (supersede.go) — unless the lane's last maxSupersedes turns
-// were replaced already.
-func (r *Runner) offer(news []mynah.Turn, active map[laneKey]*lane, replaced map[laneKey]int) {
+// replace the turn under way (supersede.go) — unless the lane's row of replaced turns is
+// long enough already.
+func (r *Runner) offer(news []mynah.Turn, active map[laneKey]*lane, replaced map[laneKey]replacedRow) {
+	now := r.opts.Now()
 	for _, t := range news {
 		k := laneKey{t.Chat, t.ThreadID}
-		if l := active[k]; l != nil && replaced[k] < maxSupersedes {
+		if l := active[k]; l != nil && replaced[k].more(now) {
 			l.rep.offer(t)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -17,10 +18,26 @@ import (
 // answer is visible or done: a draft or preview shown, a tool run (remember, …), the
 // answer committed. So that nobody waits for ever, only a newer message of the same
 // sender replaces a turn (in a group, somebody else's message waits its turn), and a lane
-// replaces at most maxSupersedes turns in a row before one is answered.
+// stops replacing once maxSupersedes turns in a row were replaced and the row began
+// replaceBurst ago or more: a burst of any length still gets one answer, a user who keeps
+// writing for longer gets answers along the way.
 
-// maxSupersedes bounds the turns of a lane replaced in a row: the next is answered.
-const maxSupersedes = 3
+// maxSupersedes and replaceBurst bound the turns of a lane replaced in a row (see above).
+const (
+	maxSupersedes = 3
+	replaceBurst  = 2 * time.Second
+)
+
+// replacedRow is a lane's row of replaced turns: how many, since when.
+type replacedRow struct {
+	n     int
+	start time.Time
+}
+
+// more reports whether the row may grow at now.
+func (w replacedRow) more(now time.Time) bool {
+	return w.n < maxSupersedes || now.Sub(w.start) < replaceBurst
+}
 
 // errSuperseded ends a turn a newer message replaced.
 var errSuperseded = errors.New("replaced by a newer message")

@@ -272,13 +272,15 @@ func TestGroupReplacesOnlyTheSameSender(t *testing.T) {
 }
 
 // TestReplacingIsCapped: a user who keeps writing while the model answers still gets an
-// answer: after three turns replaced in a row, the next is answered, with everything so
-// far in view, and the message after it gets its own.
+// answer: after three turns replaced in a row, over more than the length of a burst, the
+// next is answered, with everything so far in view, and the message after it gets its
+// own.
 func TestReplacingIsCapped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newSupersedeRig(t, &gateModel{release: make(chan struct{})}, &fakeTelegram{got: make(chan struct{}, 1)}, false)
 		for i := 1; i <= 5; i++ {
 			s.send(dm, alice, mynah.MessageID(i), fmt.Sprintf("thought %d", i))
+			time.Sleep(time.Second) // a slow model: each message comes while the call is under way
 		}
 		s.answer() // the fourth message's turn
 		s.answer() // the fifth's
@@ -304,6 +306,33 @@ func TestReplacingIsCapped(t *testing.T) {
 		}
 		if n := s.pending(); n != 0 {
 			t.Errorf("%d turns still pending", n)
+		}
+	})
+}
+
+// TestBurstIsReplacedWhole: a burst of messages arriving one by one while the model
+// answers, each after the lane started its call, gets one answer, however long the
+// burst, from a call that saw all of it.
+func TestBurstIsReplacedWhole(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSupersedeRig(t, &gateModel{release: make(chan struct{})}, &fakeTelegram{got: make(chan struct{}, 1)}, false)
+		for i := 1; i <= 6; i++ {
+			s.send(dm, alice, mynah.MessageID(i), fmt.Sprintf("line %d", i))
+			time.Sleep(100 * time.Millisecond)
+		}
+		s.answer()
+		s.stop()
+		calls := s.model.Calls()
+		if len(calls) != 6 {
+			t.Fatalf("%d calls, want one started per message (each came while the previous one ran)", len(calls))
+		}
+		for i := 1; i <= 6; i++ {
+			if !strings.Contains(calls[5].prompt, fmt.Sprintf("line %d", i)) {
+				t.Errorf("the answering call lacks line %d:\n%s", i, calls[5].prompt)
+			}
+		}
+		if got := texts(s.tg.Sent()); strings.Join(got, " | ") != "reply 6" {
+			t.Errorf("sent %q, want one reply to the whole burst", got)
 		}
 	})
 }
