@@ -38,9 +38,9 @@ type Engine struct {
 	kick  chan struct{}
 
 	mu      sync.Mutex
-	bots    map[string]mynah.User // by agent
+	bots    map[string]mynah.User       // by agent
 	queued  map[string]func(mynah.Turn) // tells each member's lanes of a turn queued for it
-	present map[presence]bool     // groups where every member of a "*" crew is present
+	present map[presence]bool           // groups where every member of a "*" crew is present
 }
 
 type presence struct {
