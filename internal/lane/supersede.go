@@ -112,6 +112,9 @@ func (rp *replaceable) close() (mynah.Turn, bool) {
 // way was replaced (its model call is cancelled). A turn offered before the lane opened
 // its own replaces that one when it opens.
 func (rp *replaceable) offer(newer mynah.Turn) bool {
+	if newer.Static != "" || !newer.Due.IsZero() {
+		return false // a command's reply or a reminder replaces nothing
+	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	switch rp.state {

@@ -336,3 +336,25 @@ func TestBurstIsReplacedWhole(t *testing.T) {
 		}
 	})
 }
+
+// TestCommandDoesNotReplace: a command's reply queued while the model answers replaces
+// nothing: the answer comes, then the command's reply.
+func TestCommandDoesNotReplace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSupersedeRig(t, &gateModel{release: make(chan struct{})}, &fakeTelegram{got: make(chan struct{}, 1)}, false)
+		s.send(dm, alice, 1, "a question")
+		s.update++
+		msg := &mynah.Message{Agent: "Mynah", Chat: dm, ID: 2, Sender: alice, Text: "/help", Time: time.Now()}
+		help := &mynah.Turn{Agent: "Mynah", Chat: dm.ID, Target: 2, Sender: alice.ID, Static: "help text"}
+		if _, err := s.db.Accept(t.Context(), "Mynah", s.update, mynah.Intake{Chat: dm, Message: msg, Turn: help}); err != nil {
+			t.Fatal(err)
+		}
+		s.r.Queued(*help)
+		synctest.Wait()
+		s.answer()
+		s.stop()
+		if got := texts(s.tg.Sent()); strings.Join(got, " | ") != "reply 1 | help text" {
+			t.Errorf("sent %q, want the answer, then the command's reply", got)
+		}
+	})
+}
