@@ -111,6 +111,9 @@ func (r *Runner) Run(ctx context.Context) error {
 				held[res.key] = res.held
 			}
 			q.apply(res)
+			if q.lanes[res.key] == nil {
+				delete(replaced, res.key) // nothing left to answer: the row is over
+			}
 			// More turns than a scan reads wait in the store, or the lane scheduled a
 			// reminder that is due already: read them.
 			scanTurns = scanTurns || q.full || r.dueNow()
