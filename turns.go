@@ -13,9 +13,13 @@ type Turn struct {
 	Chat     ChatID
 	ThreadID int64
 	Target   MessageID
-	Static   string
-	ReplyTo  MessageID // reply to this message; 0 sends a plain message
-	Created  time.Time
+	// Sender is the author of Target as ingest saw it, so the runner can tell whose
+	// message a newer turn answers (a newer message of the same sender replaces a turn
+	// whose answer is not shown yet). It is not stored: zero in turns read from a store.
+	Sender  UserID
+	Static  string
+	ReplyTo MessageID // reply to this message; 0 sends a plain message
+	Created time.Time
 	// NotBefore, when set, holds the turn back until then: the rest of a long paste that
 	// Telegram split, or the other items of an album, may still be on their way, and a
 	// newer turn of the lane replaces this one.

@@ -30,7 +30,7 @@ type loadRun struct {
 	// Accept, when positive, is how many requests the fake provider serves at once: it
 	// answers 429 to any beyond, as a provider at its rate limit does.
 	Accept int
-	// Debounce, when not negative, replaces the debounce init writes (300ms).
+	// Debounce, when not negative, replaces the debounce init writes (0s).
 	Debounce time.Duration
 	// Bin is the mynah binary to measure; empty is this executable.
 	Bin string

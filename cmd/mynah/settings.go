@@ -23,7 +23,7 @@ type agentSettings struct {
 	Tokens          string        `yaml:"tokens"`           // estimate (calibrated by the provider's counts) or exact (OpenAI's BPE tables)
 	Shares          *sharesConfig `yaml:"shares"`           // budget shares of the optional layers; nil: prompt.DefaultShares
 	Stream          bool          `yaml:"stream"`           // show answers in private chats as drafts while they are written
-	Debounce        duration      `yaml:"debounce"`         // wait this long before answering, so a burst gets one answer
+	Debounce        duration      `yaml:"debounce"`         // wait this long before answering every message; 0: at once
 	Session         string        `yaml:"session"`          // never, idle or daily: when a chat starts a new session
 	SessionIdle     duration      `yaml:"session_idle"`     // idle: how long without messages, e.g. 2h
 	SessionHour     int           `yaml:"session_hour"`     // daily: the hour (0-23, in timezone) a new session starts
@@ -104,10 +104,11 @@ func defaultSettings() agentSettings {
 		Format:          "structured",
 		Tokens:          "estimate",
 		Stream:          true,
-		// A short settle window: messages typed or forwarded in a burst (Telegram delivers
-		// them tens of milliseconds apart) get one answer from one model call, and a lone
-		// message waits this long more, well under a model's own latency.
-		Debounce:       duration(300 * time.Millisecond),
+		// No settle window: a lone message is answered at once, and a burst still gets one
+		// answer, as a newer message of the same sender replaces a turn whose answer is
+		// not shown yet (package lane); split pastes, albums and forwarded batches are
+		// held briefly by ingest all the same.
+		Debounce:       0,
 		Session:        "never",
 		SessionIdle:    duration(4 * time.Hour),
 		SessionHour:    4,

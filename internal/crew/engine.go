@@ -38,9 +38,9 @@ type Engine struct {
 	kick  chan struct{}
 
 	mu      sync.Mutex
-	bots    map[string]mynah.User // by agent
-	wake    map[string]func()     // each member's lanes
-	present map[presence]bool     // groups where every member of a "*" crew is present
+	bots    map[string]mynah.User       // by agent
+	queued  map[string]func(mynah.Turn) // tells each member's lanes of a turn queued for it
+	present map[presence]bool           // groups where every member of a "*" crew is present
 }
 
 type presence struct {
@@ -61,7 +61,7 @@ func New(crews []Crew, store Store, opts Options) (*Engine, error) {
 		opts.Poll = 2 * time.Second
 	}
 	e := &Engine{store: store, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
-		bots: map[string]mynah.User{}, wake: map[string]func(){}, present: map[presence]bool{}}
+		bots: map[string]mynah.User{}, queued: map[string]func(mynah.Turn){}, present: map[presence]bool{}}
 	for _, c := range crews {
 		if err := c.validate(); err != nil {
 			return nil, err
@@ -88,14 +88,14 @@ func New(crews []Crew, store Store, opts Options) (*Engine, error) {
 // Crews returns the crews, with their defaults filled in and the moderator first.
 func (e *Engine) Crews() []Crew { return slices.Clone(e.crews) }
 
-// Join tells the engine member agent's bot account and how to wake its lanes when a
-// turn is queued for it.
-func (e *Engine) Join(agent string, bot mynah.User, wake func()) {
+// Join tells the engine member agent's bot account and how to tell its lanes of a turn
+// queued for it (lane.Runner.Queued), so they take it without reading the store.
+func (e *Engine) Join(agent string, bot mynah.User, queued func(mynah.Turn)) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.bots[agent] = bot
-	if wake != nil {
-		e.wake[agent] = wake
+	if queued != nil {
+		e.queued[agent] = queued
 	}
 }
 
@@ -110,12 +110,13 @@ func (e *Engine) botsOf() map[string]mynah.User {
 	return out
 }
 
-func (e *Engine) wakeUp(agent string) {
+// tell tells t's agent's lanes of t, queued.
+func (e *Engine) tell(t mynah.Turn) {
 	e.mu.Lock()
-	w := e.wake[agent]
+	q := e.queued[t.Agent]
 	e.mu.Unlock()
-	if w != nil {
-		w()
+	if q != nil {
+		q(t)
 	}
 }
 
@@ -220,12 +221,17 @@ func (e *Engine) updateReset(ctx context.Context, c Crew, chat mynah.ChatID, fn 
 			return err
 		}
 		st.Updated = time.Time{}
-		_, err = e.store.SaveCrew(ctx, st, queue, reset)
+		saved, err := e.store.SaveCrew(ctx, st, queue, reset)
 		if errors.Is(err, mynah.ErrConflict) && attempt < 100 {
 			continue
 		}
 		if err == nil && queue != nil {
-			e.wakeUp(queue.Agent)
+			t := *queue
+			t.ID = saved.Turn
+			if t.Chat == 0 {
+				t.Chat = saved.Chat
+			}
+			e.tell(t)
 		}
 		return err
 	}

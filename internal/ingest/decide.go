@@ -22,6 +22,7 @@ func (in *Ingester) plan(ctx context.Context, intake *mynah.Intake, msg *mynah.M
 		Chat:     msg.Chat.ID,
 		ThreadID: msg.ThreadID,
 		Target:   msg.ID,
+		Sender:   msg.Sender.ID,
 		Created:  now,
 	}
 	if msg.Chat.IsGroup() {

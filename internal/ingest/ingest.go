@@ -34,7 +34,9 @@ type Agent struct {
 	Texts Texts
 	Model string // provider/model, shown by /status
 	// Debounce holds every model turn this long, so a burst of messages typed in quick
-	// succession gets one answer (a newer turn of the chat replaces a held one). 0: none.
+	// succession gets one answer (a newer turn of the chat replaces a held one). 0: none
+	// — a newer message of the same sender still replaces a turn whose answer is not
+	// shown yet (see package lane).
 	Debounce time.Duration
 	// ConfigDir is the configuration directory, printed in the pairing commands the
 	// operator is shown ("mynah pair approve CODE --config DIR"); empty leaves it out.
@@ -194,19 +196,22 @@ func (in *Ingester) Handle(ctx context.Context, u mynah.Update) error {
 }
 
 // Telegram delivers a long paste as several messages of up to 4096 characters, a second
-// or so apart, and an album as one message per item, moments apart. A turn for such a
-// message waits a little, so the model sees the whole of it (and a newer turn of the lane
-// replaces this one).
+// or so apart, an album as one message per item, moments apart, and a batch of forwarded
+// messages as one update each, milliseconds apart. A turn for such a message waits a
+// little, so the model sees the whole of it (and a newer turn of the lane replaces this
+// one) instead of starting a call the next message would cancel.
 const (
-	splitHold = 1500 * time.Millisecond
-	albumHold = 500 * time.Millisecond
+	splitHold   = 1500 * time.Millisecond
+	albumHold   = 500 * time.Millisecond
+	forwardHold = 250 * time.Millisecond
 	// splitLength is where a text is probably a part of a split: Telegram cuts at 4096
 	// characters, at a line or word boundary.
 	splitLength = 3500
 )
 
 // holdBack returns when the turn answering msg may start (zero: at once): the longest of
-// the agent's debounce and the wait for the rest of a split paste or an album.
+// the agent's debounce and the wait for the rest of a split paste, an album or a batch
+// of forwarded messages.
 func holdBack(msg *mynah.Message, mediaGroup string, debounce time.Duration, now time.Time) time.Time {
 	hold := debounce
 	switch {
@@ -214,6 +219,8 @@ func holdBack(msg *mynah.Message, mediaGroup string, debounce time.Duration, now
 		hold = max(hold, splitHold)
 	case mediaGroup != "":
 		hold = max(hold, albumHold)
+	case msg.Forward != nil:
+		hold = max(hold, forwardHold)
 	}
 	if hold <= 0 {
 		return time.Time{}

@@ -75,6 +75,7 @@ func TestHandle(t *testing.T) {
 		got := inbox.intakes[i]
 		if s.turn != nil {
 			s.turn.Created = now
+			s.turn.Sender = alice.ID // every message here is alice's; the turn says whose
 		}
 		if diff := cmp.Diff(s.turn, got.Turn); diff != "" {
 			t.Errorf("%s: turn (-want +got):\n%s", s.name, diff)

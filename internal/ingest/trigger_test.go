@@ -103,17 +103,23 @@ func TestHoldBack(t *testing.T) {
 		name     string
 		text     string
 		album    string
+		forward  bool
 		debounce time.Duration
 		want     time.Duration
 	}{
-		{"short message runs at once", "hello", "", 0, 0},
-		{"a part of a long paste waits for the rest", long, "", 0, splitHold},
-		{"an album item waits for the others", "look", "13579", 0, albumHold},
-		{"debounce holds every message", "hello", "", time.Second, time.Second},
-		{"the longer wait wins", "look", "13579", time.Second, time.Second},
+		{"short message runs at once", "hello", "", false, 0, 0},
+		{"a part of a long paste waits for the rest", long, "", false, 0, splitHold},
+		{"an album item waits for the others", "look", "13579", false, 0, albumHold},
+		{"a forwarded message waits for the rest of the batch", "fwd", "", true, 0, forwardHold},
+		{"debounce holds every message", "hello", "", false, time.Second, time.Second},
+		{"the longer wait wins", "look", "13579", false, time.Second, time.Second},
 	}
 	for _, tt := range tests {
-		got := holdBack(&mynah.Message{Text: tt.text}, tt.album, tt.debounce, now)
+		msg := &mynah.Message{Text: tt.text}
+		if tt.forward {
+			msg.Forward = &mynah.Forward{Kind: "user", From: mynah.User{ID: 5, FirstName: "Eve"}}
+		}
+		got := holdBack(msg, tt.album, tt.debounce, now)
 		if tt.want == 0 && !got.IsZero() || tt.want != 0 && got.Sub(now) != tt.want {
 			t.Errorf("%s: holdBack = %v, want now+%v", tt.name, got, tt.want)
 		}

@@ -17,6 +17,7 @@ type lane struct {
 	key   laneKey
 	parts []mynah.OutPart
 	turns []mynah.Turn
+	rep   replaceable // the model turn under way, which a newer message may replace
 }
 
 // run delivers the pending parts, drops the model turns a newer one makes moot, then
@@ -61,11 +62,27 @@ func (l *lane) run(ctx context.Context) laneResult {
 		res.retry, res.held = turn.NotBefore, turn.ID // the rest of a split message may still come
 		return res
 	}
-	planned, err := l.r.handle(ctx, turn)
+	var (
+		planned []mynah.OutPart
+		err     error
+	)
+	if turn.Static != "" {
+		planned, err = l.r.handle(ctx, turn)
+	} else {
+		tctx, ok := l.rep.open(ctx, turn)
+		if ok {
+			planned, err = l.r.handle(tctx, turn)
+		}
+		if by, replaced := l.rep.close(); replaced {
+			l.replaced(ctx, turn, by, &res)
+			return res
+		}
+	}
 	var later retryLater
 	switch {
 	case err == nil:
 		res.finished = append(res.finished, turn.ID)
+		res.answered = res.answered || turn.Static == ""
 		res.enqueued = planned
 		l.deliverAll(ctx, planned, &res)
 	case errors.As(err, &later):
@@ -77,6 +94,21 @@ func (l *lane) run(ctx context.Context) laneResult {
 		res.retry = l.r.opts.Now().Add(wait)
 	}
 	return res
+}
+
+// replaced finishes turn, which the newer turn by replaced before anything of its answer
+// showed, without a reply: by answers with it in view (supersede.go).
+func (l *lane) replaced(ctx context.Context, turn, by mynah.Turn, res *laneResult) {
+	if _, err := l.r.store.FinishTurn(ctx, turn.ID, nil); err != nil {
+		wait := l.r.storeFailed(turn.ID)
+		l.r.log.Error("finishing a replaced turn", "chat", l.key.chat, "turn", turn.ID, "retry_in", wait, "err", err)
+		res.retry = l.r.opts.Now().Add(wait)
+		return
+	}
+	l.r.forget(turn.ID)
+	res.finished = append(res.finished, turn.ID)
+	res.replaced = true
+	l.r.log.Info("a newer message replaced the turn before its answer showed", "chat", l.key.chat, "turn", turn.ID, "by", by.ID)
 }
 
 // replan drops what an earlier plan of the lane still waits to do when a newer message

@@ -25,6 +25,8 @@ type laneResult struct {
 	retry    time.Time
 	held     int64           // the turn held back until retry; a newer turn of the lane ends the wait
 	finished []int64         // turns finished: answered or superseded
+	answered bool            // a model turn was answered
+	replaced bool            // the model turn under way was replaced by a newer one (supersede.go)
 	settled  []int64         // parts sent, done or given up
 	enqueued []mynah.OutPart // parts the lane's turn enqueued, as stored
 }
@@ -43,7 +45,8 @@ func (r *Runner) Run(ctx context.Context) error {
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
 	q := newQueue()
-	active := map[laneKey]bool{}
+	active := map[laneKey]*lane{}
+	replaced := map[laneKey]replacedRow{} // turns of each lane replaced in a row (supersede.go)
 	notBefore := map[laneKey]time.Time{}
 	held := map[laneKey]int64{}
 	done := make(chan laneResult)
@@ -62,6 +65,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	for {
 		news, rescan := r.takeNews()
 		r.take(q, news)
+		if !draining {
+			r.offer(news, active, replaced)
+		}
 		if rescan {
 			scanTurns, scanParts = true, true
 		}
@@ -87,6 +93,17 @@ func (r *Runner) Run(ctx context.Context) error {
 		finished := func(res laneResult) {
 			delete(active, res.key)
 			delete(held, res.key)
+			switch {
+			case res.replaced:
+				row := replaced[res.key]
+				if row.n == 0 {
+					row.start = r.opts.Now()
+				}
+				row.n++
+				replaced[res.key] = row
+			case res.answered:
+				delete(replaced, res.key)
+			}
 			if !res.retry.IsZero() {
 				notBefore[res.key] = res.retry
 			}
@@ -94,6 +111,9 @@ func (r *Runner) Run(ctx context.Context) error {
 				held[res.key] = res.held
 			}
 			q.apply(res)
+			if q.lanes[res.key] == nil {
+				delete(replaced, res.key) // nothing left to answer: the row is over
+			}
 			// More turns than a scan reads wait in the store, or the lane scheduled a
 			// reminder that is due already: read them.
 			scanTurns = scanTurns || q.full || r.dueNow()
@@ -179,10 +199,23 @@ func (r *Runner) take(q *queue, news []mynah.Turn) {
 	}
 }
 
+// offer tells the running lanes of the newer turns of their chats, so that one may
+// replace the turn under way (supersede.go) — unless the lane's row of replaced turns is
+// long enough already.
+func (r *Runner) offer(news []mynah.Turn, active map[laneKey]*lane, replaced map[laneKey]replacedRow) {
+	now := r.opts.Now()
+	for _, t := range news {
+		k := laneKey{t.Chat, t.ThreadID}
+		if l := active[k]; l != nil && replaced[k].more(now) {
+			l.rep.offer(t)
+		}
+	}
+}
+
 // dispatch starts a lane for every chat of q with work that has none running, up to the
 // limits of lanes running and working (Options.Parallel, Options.Working). It returns the earliest retry time among chats that are waiting (zero
 // if none) and whether nothing at all is pending. Draining, only parts are delivered.
-func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]bool, notBefore map[laneKey]time.Time, held map[laneKey]int64, done chan<- laneResult, draining bool) (time.Time, bool) {
+func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]*lane, notBefore map[laneKey]time.Time, held map[laneKey]int64, done chan<- laneResult, draining bool) (time.Time, bool) {
 	var next time.Time
 	if !draining {
 		next = r.nextDue(ctx)
@@ -190,7 +223,7 @@ func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]bool
 	now := r.opts.Now()
 	waiting := 0 // lanes with work held back until later
 	order := q.order(draining, func(k laneKey) bool {
-		if active[k] {
+		if active[k] != nil {
 			return true
 		}
 		at, ok := notBefore[k]
@@ -225,8 +258,8 @@ func (r *Runner) dispatch(ctx context.Context, q *queue, active map[laneKey]bool
 			break
 		}
 		w := q.lanes[c]
-		active[c] = true
 		l := &lane{r: r, key: c, parts: slices.Clone(w.parts)}
+		active[c] = l
 		if !draining {
 			l.turns = slices.Clone(w.turns)
 		}

@@ -84,6 +84,9 @@ func (r *Runner) generate(ctx context.Context, model llm.Model, req llm.Request,
 			if s = previewText(s); s == "" {
 				continue
 			}
+			if !shown(ctx) { // the first preview makes the answer visible: it stays
+				continue
+			}
 			if wait := show(ctx, s); wait > 0 {
 				pause = r.opts.Now().Add(wait)
 			}

@@ -34,6 +34,9 @@ type finisher interface {
 // no model answered for now fails with retryLater.
 func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, error) {
 	o, kept := r.keptAnswer(t.ID)
+	if kept && !shown(ctx) {
+		return nil, errSuperseded
+	}
 	if !kept {
 		steps := []step{{kind: mynah.TaskSend, text: t.Static}}
 		if t.Static == "" {
@@ -42,6 +45,9 @@ func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, err
 				var err error
 				if ct, err = r.opts.Crew.Take(ctx, r.agent.Name, t); err != nil {
 					return nil, err
+				}
+				if ct.Role != CrewNone && !shown(ctx) {
+					return nil, errSuperseded // the crew's turns are the crew's to replace
 				}
 			}
 			var err error
@@ -55,6 +61,9 @@ func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, err
 			}
 			if err != nil {
 				return nil, err
+			}
+			if !shown(ctx) {
+				return nil, errSuperseded // the answer came, but a newer message replaced it first
 			}
 		}
 		o.Parts = r.parts(t, steps)
@@ -230,10 +239,13 @@ func (r *Runner) call(ctx context.Context, req llm.Request, t *mynah.Turn) (*llm
 			}
 			return resp, u, nil
 		}
-		r.opts.Metrics.ModelCall(err, u, time.Since(started))
 		if ctx.Err() != nil {
+			// Cancelled (a newer message replaced the turn, or shutdown): no failure of
+			// the model's, whatever the adapter made of it.
+			r.opts.Metrics.ModelCall(ctx.Err(), u, time.Since(started))
 			return nil, u, ctx.Err()
 		}
+		r.opts.Metrics.ModelCall(err, u, time.Since(started))
 		var le *llm.Error
 		failed.err = fmt.Errorf("model %s: %w", m.Name, err)
 		failed.retryable = failed.retryable || errors.As(err, &le) && le.Retryable()
@@ -271,6 +283,11 @@ func (r *Runner) runTools(ctx context.Context, t mynah.Turn, p *planner, calls [
 		tl, ok := r.agent.Tools.Lookup(c.Name)
 		if !ok {
 			res.Content, res.IsError = "no tool is called "+c.Name, true
+			results = append(results, llm.Part{ToolResult: &res})
+			continue
+		}
+		if !shown(ctx) { // a tool may change what lasts (remember): the turn stays from here
+			res.Content, res.IsError = errSuperseded.Error(), true
 			results = append(results, llm.Part{ToolResult: &res})
 			continue
 		}

@@ -6,6 +6,8 @@
 package metrics
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -30,7 +32,7 @@ func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		modelCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mynah_model_calls_total", Help: "Model calls by agent and result (ok or error).",
+			Name: "mynah_model_calls_total", Help: "Model calls by agent and result: ok, error, or cancelled (mostly a call a newer message of the chat replaced before its answer showed).",
 		}, []string{"agent", "result"}),
 		modelTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "mynah_model_call_seconds", Help: "Duration of model calls.",
@@ -63,13 +65,18 @@ type Agent struct {
 	name string
 }
 
-// ModelCall counts one model call, its duration and, when it succeeded, its tokens.
+// ModelCall counts one model call, its duration and, when it succeeded, its tokens. A
+// call cancelled (a newer message replaced its turn, or shutdown) counts as cancelled,
+// not as an error.
 func (a Agent) ModelCall(err error, u mynah.Usage, d time.Duration) {
 	if a.m == nil {
 		return
 	}
 	result := "ok"
-	if err != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		result = "cancelled"
+	case err != nil:
 		result = "error"
 	}
 	a.m.modelCalls.WithLabelValues(a.name, result).Inc()
