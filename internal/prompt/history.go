@@ -118,7 +118,8 @@ func (in *Input) selectHistory(budget int) selection {
 		quoted = append([]unit{chain[k]}, quoted...) // chronological: farthest first
 		sel.quotedIDs = append([]mynah.MessageID{id}, sel.quotedIDs...)
 	}
-	var kept []unit
+	kept := make([]unit, 0, len(quoted)+1+n) // n: the messages included
+	sel.ids = make([]mynah.MessageID, 0, n)
 	for _, u := range quoted {
 		kept = append(kept, u)
 		sel.tokens += u.cost
@@ -141,6 +142,7 @@ func (in *Input) selectHistory(budget int) selection {
 	if in.Format == FormatCompact {
 		sel.turns = compactTurns(kept)
 	} else {
+		sel.turns = make([]llm.Turn, 0, len(kept))
 		for _, u := range kept {
 			sel.turns = append(sel.turns, u.turn)
 		}

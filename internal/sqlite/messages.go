@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 
 	"github.com/mynah-ai/mynah"
@@ -14,6 +15,13 @@ const messageColumns = `m.chat_id, m.message_id, m.thread_id,
 	m.time, m.edited, m.text, m.entities, m.reply_to, m.forward, m.media, m.outgoing,
 	coalesce(c.type, ''), coalesce(c.title, ''), coalesce(c.username, ''), coalesce(c.is_forum, 0)`
 
+// historyColumns are messageColumns with the chat's left empty: every message of a
+// History is of one chat, read once.
+const historyColumns = `m.chat_id, m.message_id, m.thread_id,
+	m.sender_id, m.sender_first_name, m.sender_last_name, m.sender_username, m.sender_is_bot,
+	m.time, m.edited, m.text, m.entities, m.reply_to, m.forward, m.media, m.outgoing,
+	'', '', '', 0`
+
 const messageFrom = ` FROM messages m LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id `
 
 const (
@@ -21,9 +29,10 @@ const (
 		`WHERE m.agent = ? AND m.chat_id = ? AND m.message_id = ?`
 	// History walks the primary key (or messages_thread) backwards from the newest id and
 	// stops after limit rows: its cost is O(limit), whatever the size of the chat.
-	queryHistory = `SELECT ` + messageColumns + messageFrom +
+	// History reads the chat once (queryChat) instead of joining its row to every message.
+	queryHistory = `SELECT ` + historyColumns + ` FROM messages m ` +
 		`WHERE m.agent = ? AND m.chat_id = ? AND m.message_id > ? ORDER BY m.message_id DESC LIMIT +?`
-	queryHistoryThread = `SELECT ` + messageColumns + messageFrom +
+	queryHistoryThread = `SELECT ` + historyColumns + ` FROM messages m ` +
 		`WHERE m.agent = ? AND m.chat_id = ? AND m.thread_id = ? AND m.message_id > ? ORDER BY m.message_id DESC LIMIT +?`
 
 	insertMessage = `INSERT INTO messages (agent, chat_id, message_id, thread_id,
@@ -79,6 +88,16 @@ func (db *DB) History(ctx context.Context, agent string, chat mynah.ChatID, thre
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fail(ctx, err, "history of chat %d of %s", chat, agent)
+	}
+	if len(out) > 0 {
+		c, err := db.Chat(ctx, agent, chat)
+		if err != nil && !errors.Is(err, mynah.ErrNotFound) {
+			return nil, err
+		}
+		c.ID = chat
+		for i := range out {
+			out[i].Chat = c
+		}
 	}
 	slices.Reverse(out)
 	return out, nil

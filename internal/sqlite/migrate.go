@@ -51,11 +51,32 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
-// migrate applies the migrations the database lacks, each in its own transaction with its
-// schema_migrations row, so a crash leaves the schema at a whole version. Running it again,
-// or from two processes at once, applies nothing twice: the version is checked inside the
-// IMMEDIATE transaction. A database newer than this binary is refused.
-func (db *DB) migrate(ctx context.Context) error {
+// schemaSnapshot is the schema (and seed rows) the migrations up to its version build,
+// written as one script by TestSchemaSnapshot (go test -run TestSchemaSnapshot -update
+// ./internal/sqlite after adding a migration). A new database runs it instead of every
+// migration: SQLite re-parses the whole schema after each ALTER TABLE of the migrations,
+// about half of what creating a database cost. Its first line is "-- version N".
+//
+//go:embed schema.sql
+var schemaSnapshot string
+
+// snapshotVersion is the migration version schemaSnapshot stands for, 0 if it has none.
+func snapshotVersion(snapshot string) int {
+	line, _, _ := strings.Cut(snapshot, "\n")
+	v, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "-- version ")))
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// migrateWith applies the migrations the database lacks, all in one transaction with
+// their schema_migrations rows, so a crash leaves the schema where it was. A new database
+// runs snapshot (schemaSnapshot; "" for none) instead of the migrations it covers, then
+// those newer than it. Running it again, or from two processes at once, applies nothing
+// twice: the version is read again inside the IMMEDIATE transaction. A database newer
+// than this binary is refused.
+func (db *DB) migrateWith(ctx context.Context, snapshot string) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -71,32 +92,60 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", translate(ctx, err))
 	}
-	var newest sql.NullInt64
-	if err := db.write.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&newest); err != nil {
+	newest := func(q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) (int64, error) {
+		var v sql.NullInt64
+		if err := q.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+			return 0, err
+		}
+		if known := ms[len(ms)-1].version; v.Int64 > int64(known) {
+			return 0, fmt.Errorf("database schema version %d is newer than this binary's %d", v.Int64, known)
+		}
+		return v.Int64, nil
+	}
+	have, err := newest(db.write)
+	if err != nil {
 		return fmt.Errorf("migrate: %w", translate(ctx, err))
 	}
-	if known := ms[len(ms)-1].version; newest.Int64 > int64(known) {
-		return fmt.Errorf("migrate: database schema version %d is newer than this binary's %d", newest.Int64, known)
+	if have == int64(ms[len(ms)-1].version) {
+		return nil
 	}
-	for _, m := range ms {
-		if int64(m.version) <= newest.Int64 {
-			continue
-		}
-		err := db.inTx(ctx, func(tx *txn) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil || n > 0 {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-				m.version, m.name, db.now().UnixMilli())
-			return err
-		})
+	snapped := int64(min(snapshotVersion(snapshot), ms[len(ms)-1].version))
+	var failed *migration
+	err = db.inTx(ctx, func(tx *txn) error {
+		have, err := newest(tx) // another process may have migrated meanwhile
 		if err != nil {
-			return fmt.Errorf("migrate %04d_%s: %w", m.version, m.name, translate(ctx, err))
+			return err
 		}
+		if have == 0 && snapped > 0 {
+			if _, err := tx.ExecContext(ctx, snapshot); err != nil {
+				return fmt.Errorf("schema snapshot: %w", err)
+			}
+		}
+		for i, m := range ms {
+			if int64(m.version) <= have {
+				continue
+			}
+			if have != 0 || int64(m.version) > snapped {
+				failed = &ms[i]
+				if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+					return err
+				}
+				failed = nil
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				m.version, m.name, db.now().UnixMilli()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if failed != nil {
+			return fmt.Errorf("migrate %04d_%s: %w", failed.version, failed.name, translate(ctx, err))
+		}
+		return fmt.Errorf("migrate: %w", translate(ctx, err))
 	}
 	return nil
 }

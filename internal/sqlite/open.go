@@ -64,6 +64,12 @@ var _ mynah.Store = (*DB)(nil)
 // crashes; a power loss may drop the last transactions, never corrupt the file).
 // The statements the store runs are prepared here, once. The caller closes the returned DB.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return openWith(ctx, path, schemaSnapshot)
+}
+
+// openWith is Open with the given schema snapshot for a new database ("" runs every
+// migration).
+func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
@@ -87,7 +93,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db.commits.start()
 	// The writer connection creates the file and switches it to WAL before any reader
 	// opens it; migrations run before the first reader exists.
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateWith(ctx, snapshot); err != nil {
 		db.commits.stop()
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)

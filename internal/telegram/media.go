@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mymmrac/telego"
 
@@ -91,14 +92,33 @@ func media(m *telego.Message) []mynah.Media {
 func placeholders(m *telego.Message) []mynah.Media {
 	var out []mynah.Media
 	v := reflect.ValueOf(m).Elem()
-	for i := range v.NumField() {
-		name := jsonName(v.Type().Field(i))
-		if !v.Field(i).IsZero() && !knownField(name) {
-			out = append(out, mynah.Media{Kind: mynah.MediaKind(name)})
+	for _, f := range placeholderFields() {
+		if !v.Field(f.index).IsZero() {
+			out = append(out, mynah.Media{Kind: f.kind})
 		}
 	}
 	return out
 }
+
+// placeholderField is a field of telego.Message that placeholders reports when set.
+type placeholderField struct {
+	index int
+	kind  mynah.MediaKind
+}
+
+// placeholderFields lists, once, the fields of telego.Message that knownField does not
+// know, in field order: reading struct tags for every message was 3% of a serving
+// process's CPU.
+var placeholderFields = sync.OnceValue(func() []placeholderField {
+	var fs []placeholderField
+	t := reflect.TypeFor[telego.Message]()
+	for i := range t.NumField() {
+		if name := jsonName(t.Field(i)); !knownField(name) {
+			fs = append(fs, placeholderField{index: i, kind: mynah.MediaKind(name)})
+		}
+	}
+	return fs
+})
 
 // knownField reports whether a Message field is mapped by message or media, or is
 // metadata that is not content.

@@ -25,3 +25,11 @@ func BenchmarkFormatSplit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFormatShort formats a chat-sized reply, the common case, where what Format
+// costs besides the text itself (the parser) shows.
+func BenchmarkFormatShort(b *testing.B) {
+	for b.Loop() {
+		_ = Format("Sure — **tomorrow at 10** works. I'll remind you an hour before.")
+	}
+}
