@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 // partColumns are the columns scanPart reads from outbox.
@@ -78,8 +79,8 @@ func scanPart(s scanner, p *mynah.OutPart, more ...any) error {
 		return err
 	}
 	p.TurnID = turn.Int64
-	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), fromMillis(created)
-	return decodeTask(p, kind, task)
+	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), storecodec.FromMillis(created)
+	return storecodec.DecodeTask(p, kind, task)
 }
 
 // storedPart returns agent's part with key as stored, and whether it is still pending
@@ -139,7 +140,7 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			return err
 		}
 		m := sent
-		m.Agent, m.Outgoing, m.Time = agent, true, orNow(m.Time, db.now)
+		m.Agent, m.Outgoing, m.Time = agent, true, storecodec.OrNow(m.Time, db.now)
 		if m.Chat.ID == 0 {
 			m.Chat.ID = chat
 		}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -113,29 +113,21 @@ func (db *DB) indexMessages(ctx context.Context, tx pgx.Tx, agent string, chat m
 
 // entry builds the index entry of one message from its columns.
 func entry(id int64, first, last, username string, at int64, text string, media, replyTo, prevTxt sql.NullString) (string, int, error) {
+	var m mynah.Message
+	if err := storecodec.DecodeMessage(&m, storecodec.MessageJSON{Media: media, ReplyTo: replyTo}); err != nil {
+		return "", 0, fmt.Errorf("message %d: %w", id, err)
+	}
 	body := text
-	if media.Valid {
-		var items []mediaJSON
-		if err := json.Unmarshal([]byte(media.String), &items); err != nil {
-			return "", 0, fmt.Errorf("message %d: media column: %w", id, err)
-		}
-		for _, it := range items {
-			if it.Description != "" {
-				body += " " + it.Description
-			}
+	for _, it := range m.Media {
+		if it.Description != "" {
+			body += " " + it.Description
 		}
 	}
 	t := time.UnixMilli(at).UTC()
 	context := strings.TrimSpace(first+" "+last+" "+username) + " " + months[t.Month()-1] + " " + fmt.Sprint(t.Year())
 	previous := prevTxt.String
-	if replyTo.Valid {
-		var r replyJSON
-		if err := json.Unmarshal([]byte(replyTo.String), &r); err != nil {
-			return "", 0, fmt.Errorf("message %d: reply_to column: %w", id, err)
-		}
-		if r.Text != "" {
-			previous = r.Text + " " + previous
-		}
+	if m.ReplyTo != nil && m.ReplyTo.Text != "" {
+		previous = m.ReplyTo.Text + " " + previous
 	}
 	doc, n := buildDoc(docPart{body, bodyPart}, docPart{context, contextPart}, docPart{previous, previousPart})
 	return doc, n, nil

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -68,15 +68,12 @@ func scanTurns(agent string, rows pgx.Rows) ([]mynah.Turn, error) {
 			&buttons, &edit, &due, &preview); err != nil {
 			return nil, err
 		}
-		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), fromMillis(created)
-		t.NotBefore, t.Due, t.Edit = fromMillis(sql.NullInt64{Int64: notBefore, Valid: true}), fromMillis(sql.NullInt64{Int64: due, Valid: true}), mynah.MessageID(edit)
+		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), storecodec.FromMillis(created)
+		t.NotBefore, t.Due, t.Edit = storecodec.FromMillis(sql.NullInt64{Int64: notBefore, Valid: true}), storecodec.FromMillis(sql.NullInt64{Int64: due, Valid: true}), mynah.MessageID(edit)
 		t.Preview = mynah.MessageID(preview)
-		if buttons.Valid {
-			var rows [][]buttonJSON
-			if err := json.Unmarshal([]byte(buttons.String), &rows); err != nil {
-				return nil, fmt.Errorf("turn %d: buttons: %w", t.ID, err)
-			}
-			t.Buttons = decodeButtons(rows)
+		var err error
+		if t.Buttons, err = storecodec.DecodeButtons(buttons); err != nil {
+			return nil, fmt.Errorf("turn %d: buttons: %w", t.ID, err)
 		}
 		out = append(out, t)
 	}
@@ -157,14 +154,14 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 func (db *DB) recordOutcome(ctx context.Context, tx pgx.Tx, turnID int64, agent string, o mynah.TurnOutcome) error {
 	for _, u := range o.Usage {
 		if _, err := tx.Exec(ctx, insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
-			u.CachedTokens, orNow(u.Time, db.now).UnixMilli()); err != nil {
+			u.CachedTokens, storecodec.OrNow(u.Time, db.now).UnixMilli()); err != nil {
 			return err
 		}
 	}
 	if rec := o.Prompt; rec != nil {
 		u := rec.Usage
 		if _, err := tx.Exec(ctx, upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
-			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, orNow(rec.Time, db.now).UnixMilli()); err != nil {
+			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, storecodec.OrNow(rec.Time, db.now).UnixMilli()); err != nil {
 			return err
 		}
 	}
@@ -190,8 +187,8 @@ func (db *DB) enqueuePart(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 	if p.Chat == 0 {
 		p.Chat, p.ThreadID = chat, thread
 	}
-	created := orNow(p.Created, db.now).UnixMilli()
-	task, err := encodeTask(p)
+	created := storecodec.OrNow(p.Created, db.now).UnixMilli()
+	task, err := storecodec.EncodeTask(p)
 	if err != nil {
 		return mynah.OutPart{}, false, err
 	}
@@ -207,7 +204,7 @@ func (db *DB) enqueuePart(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 	if err != nil {
 		return mynah.OutPart{}, false, err
 	}
-	p.Agent, p.Created, p.TurnID = agent, fromMillis(sql.NullInt64{Int64: created, Valid: true}), turnID
+	p.Agent, p.Created, p.TurnID = agent, storecodec.FromMillis(sql.NullInt64{Int64: created, Valid: true}), turnID
 	return p, true, nil
 }
 
@@ -218,19 +215,19 @@ func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Ti
 	if err := db.pool.QueryRow(ctx, queryDueAt, agent, now.UnixMilli()).Scan(&due); err != nil {
 		return time.Time{}, fail(ctx, err, "next due turn of %s", agent)
 	}
-	return fromMillis(due), nil
+	return storecodec.FromMillis(due), nil
 }
 
 // insertTurnTx queues t for agent inside tx and returns its id; the other instances are
 // notified when tx commits.
 func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah.Turn) (int64, error) {
-	buttons, err := buttonsColumn(t.Buttons)
+	buttons, err := storecodec.ButtonsColumn(t.Buttons)
 	if err != nil {
 		return 0, err
 	}
 	var id int64
 	err = tx.QueryRow(ctx, insertTurn, agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
-		int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
+		int64(t.ReplyTo), storecodec.OrNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
 		buttons, int64(t.Edit), notBeforeMillis(t.Due)).Scan(&id)
 	if err != nil {
 		return 0, err
