@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,8 +13,12 @@ import (
 )
 
 const (
-	insertUpdate = `INSERT INTO updates (agent, update_id, accepted_at) VALUES ($1, $2, $3)
-		ON CONFLICT (agent, update_id) DO NOTHING`
+	// acceptUpdate takes the dedupe key of an update and, when it was free, makes the
+	// transaction's commit durable (as durable does) in the same round trip; no row when the
+	// key was taken.
+	acceptUpdate = `WITH taken AS (INSERT INTO updates (agent, update_id, accepted_at) VALUES ($1, $2, $3)
+			ON CONFLICT (agent, update_id) DO NOTHING RETURNING 1)
+		SELECT set_config('synchronous_commit', 'on', true) FROM taken`
 	upsertChat = `INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (agent, chat_id) DO UPDATE SET type = excluded.type, title = excluded.title,
@@ -26,6 +31,11 @@ const (
 	insertSession = `INSERT INTO sessions (agent, chat_id, thread_id, start_id, started) VALUES ($1, $2, $3, $4, $5)`
 	insertTurn    = `INSERT INTO turns (agent, chat_id, thread_id, target, static, reply_to, created, not_before,
 		buttons, edit_id, due) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`
+	// insertTurnNotify is insertTurn that also tells the other instances, when the
+	// transaction commits, that agent has a new turn; the payload is the schema and the
+	// agent (see workChannel). Binds as insertTurn; returns the id and pg_notify's void.
+	insertTurnNotify = `WITH t AS (` + insertTurn + `)
+		SELECT id, pg_notify('` + workChannel + `', current_schema() || ' ' || $1) FROM t`
 )
 
 // Accept records updateID as handled for agent and applies in, in one transaction, with
@@ -50,14 +60,14 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		accepted, queued = false, mynah.Turn{}
 		now := db.now()
-		tag, err := tx.Exec(ctx, insertUpdate, agent, updateID, now.UnixMilli())
-		if err != nil || tag.RowsAffected() == 0 {
+		err := tx.QueryRow(ctx, acceptUpdate, agent, updateID, now.UnixMilli()).Scan(nil)
+		if errors.Is(err, pgx.ErrNoRows) { // handled before
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		accepted = true
-		if err := durable(ctx, tx); err != nil {
-			return err
-		}
 		if chat.ID != 0 {
 			if _, err := tx.Exec(ctx, upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
 				chat.Username, chat.IsForum, now.UnixMilli()); err != nil {

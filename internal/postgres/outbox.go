@@ -148,15 +148,15 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			m.ThreadID = thread
 		}
 		c := m.Chat
-		if _, err := tx.Exec(ctx, ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
-			c.IsForum, now.UnixMilli()); err != nil {
-			return err
-		}
 		var err error
 		if !m.Edited.IsZero() { // the part edited a message the agent sent before
+			if _, err := tx.Exec(ctx, ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
+				c.IsForum, now.UnixMilli()); err != nil {
+				return err
+			}
 			err = db.editMessage(ctx, tx, agent, c.ID, &m)
-		} else {
-			_, err = db.storeMessage(ctx, tx, agent, c.ID, &m)
+		} else { // the chat is recorded by the same statement
+			_, err = db.storeMessageIn(ctx, tx, agent, c.ID, &m, &c)
 		}
 		if err != nil {
 			return err

@@ -111,6 +111,24 @@ func (db *DB) indexMessages(ctx context.Context, tx pgx.Tx, agent string, chat m
 	return err
 }
 
+// indexNew writes the index entry of m, just inserted in tx with seq and the JSON columns
+// j, whose previous
+// message in the chat has the text prev: what indexMessages writes, without reading the
+// message back.
+func (db *DB) indexNew(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, m *mynah.Message, j storecodec.MessageJSON, seq int64, prev sql.NullString) error {
+	if m.ID < 1 || m.ID > mynah.MaxMessageID {
+		return nil
+	}
+	s := m.Sender
+	doc, n, err := entry(int64(m.ID), s.FirstName, s.LastName, s.Username, storecodec.Millis(m.Time).Int64, m.Text, j.Media, j.ReplyTo, prev)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, upsertSearchDocs, agent, int64(chat), []int64{int64(m.ID)}, []int64{int64(s.ID)},
+		[]int64{seq}, []string{doc}, []int32{int32(n)})
+	return err
+}
+
 // entry builds the index entry of one message from its columns.
 func entry(id int64, first, last, username string, at int64, text string, media, replyTo, prevTxt sql.NullString) (string, int, error) {
 	var m mynah.Message
