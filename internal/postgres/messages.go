@@ -141,7 +141,7 @@ func (db *DB) storeMessage(ctx context.Context, tx pgx.Tx, agent string, chat my
 // storeMessageIn is storeMessage that, when ensure is not nil, also records the chat
 // ensure (with chat's id) as ensureChat does, in the same statement.
 func (db *DB) storeMessageIn(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, m *mynah.Message, ensure *mynah.Chat) (bool, error) {
-	args, j, err := db.messageRow(agent, chat, m)
+	args, err := db.messageArgs(agent, chat, m)
 	if err != nil {
 		return false, err
 	}
@@ -163,7 +163,7 @@ func (db *DB) storeMessageIn(ctx context.Context, tx pgx.Tx, agent string, chat 
 	if err != nil {
 		return false, err
 	}
-	if err := db.indexNew(ctx, tx, agent, chat, m, j, seq, prev); err != nil {
+	if err := db.indexNew(ctx, tx, agent, chat, m, seq, prev); err != nil {
 		return false, err
 	}
 	return true, db.queueMedia(ctx, tx, agent, chat, m)
@@ -171,21 +171,15 @@ func (db *DB) storeMessageIn(ctx context.Context, tx pgx.Tx, agent string, chat 
 
 // messageArgs are the arguments of insertMessage for m.
 func (db *DB) messageArgs(agent string, chat mynah.ChatID, m *mynah.Message) ([]any, error) {
-	args, _, err := db.messageRow(agent, chat, m)
-	return args, err
-}
-
-// messageRow is messageArgs and m's JSON columns.
-func (db *DB) messageRow(agent string, chat mynah.ChatID, m *mynah.Message) ([]any, storecodec.MessageJSON, error) {
 	j, err := storecodec.EncodeMessage(m)
 	if err != nil {
-		return nil, j, err
+		return nil, err
 	}
 	s := m.Sender
 	return []any{agent, int64(chat), int64(m.ID), m.ThreadID,
 		int64(s.ID), s.FirstName, s.LastName, s.Username, s.IsBot,
 		storecodec.Millis(m.Time).Int64, storecodec.Millis(m.Edited), m.Text, j.Entities, j.ReplyTo, j.Forward, j.Media,
-		m.Outgoing, db.now().UnixMilli()}, j, nil
+		m.Outgoing, db.now().UnixMilli()}, nil
 }
 
 // editMessage applies an edit: text, entities and media are replaced and edited is set,

@@ -241,20 +241,27 @@ func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Ti
 // insertTurnTx queues t for agent inside tx and returns its id; the other instances are
 // notified when tx commits.
 func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah.Turn) (int64, error) {
-	buttons, err := storecodec.ButtonsColumn(t.Buttons)
+	q, args, err := db.insertTurnArgs(agent, t)
 	if err != nil {
 		return 0, err
 	}
-	args := []any{agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
-		int64(t.ReplyTo), storecodec.OrNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
-		buttons, int64(t.Edit), notBeforeMillis(t.Due)}
-	var id int64
-	if db.claims == nil {
-		err = tx.QueryRow(ctx, insertTurn, args...).Scan(&id)
-	} else { // the other instances are told in the same round trip
-		err = tx.QueryRow(ctx, insertTurnNotify, args...).Scan(&id, nil)
+	return execBatch(ctx, tx, &pgx.Batch{}, q, args)
+}
+
+// insertTurnArgs is the statement that queues t for agent, and its arguments: with several
+// instances, the statement also notifies the others in the same round trip.
+func (db *DB) insertTurnArgs(agent string, t mynah.Turn) (string, []any, error) {
+	buttons, err := storecodec.ButtonsColumn(t.Buttons)
+	if err != nil {
+		return "", nil, err
 	}
-	return id, err
+	q := insertTurn
+	if db.claims != nil {
+		q = insertTurnNotify
+	}
+	return q, []any{agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
+		int64(t.ReplyTo), storecodec.OrNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
+		buttons, int64(t.Edit), notBeforeMillis(t.Due)}, nil
 }
 
 // SetPreview records msg as the message previewing the turn's answer.
