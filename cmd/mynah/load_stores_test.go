@@ -22,23 +22,29 @@ import (
 
 // BenchmarkServeLoadStores is BenchmarkServeLoad (100 private chats × 10 messages, the
 // real binary, an instant fake provider) side by side on SQLite, on PostgreSQL with one
-// instance, and on PostgreSQL with three instances sharing the database. cpu-ms/msg is
+// instance, and on PostgreSQL with three instances sharing the database, with no
+// debounce. cpu-ms/msg is
 // mynah's CPU; pg-cpu-ms/msg is the PostgreSQL server's, read from its processes.
 //
 //	go test -run '^$' -bench ServeLoadStores -benchtime 1x ./cmd/mynah
+//	MYNAH_LOAD_BIN=/tmp/old-mynah go test -run '^$' -bench ServeLoadStores/postgres -benchtime 1x ./cmd/mynah
 func BenchmarkServeLoadStores(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc")
 	}
-	bin := filepath.Join(b.TempDir(), "mynah")
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		b.Skip("needs the go command to build the binary")
-	}
-	build := exec.Command(gobin, "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	// MYNAH_LOAD_BIN measures another build (to compare two, alternating runs).
+	bin := os.Getenv("MYNAH_LOAD_BIN")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "mynah")
+		gobin, err := exec.LookPath("go")
+		if err != nil {
+			b.Skip("needs the go command to build the binary")
+		}
+		build := exec.Command(gobin, "build", "-o", bin, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
 	}
 	for _, c := range []struct {
 		name      string
@@ -70,7 +76,9 @@ func runStoreLoad(b *testing.B, bin, store string, instances, chats, perChat int
 		yaml += "store: " + store + "\n"
 	}
 	write(b, filepath.Join(dir, "mynah.yaml"), yaml)
-	write(b, filepath.Join(dir, "agents", "Mynah.md"), "---\ntelegram_token: ${TELEGRAM_BOT_TOKEN}\nmodel: openai/gpt-4o-mini\n---\nYou are Mynah.\n")
+	// No debounce: a closed loop of 100 chats would otherwise wait 300 ms a message and
+	// measure the debounce, not the store.
+	write(b, filepath.Join(dir, "agents", "Mynah.md"), "---\ntelegram_token: ${TELEGRAM_BOT_TOKEN}\nmodel: openai/gpt-4o-mini\ndebounce: 0s\n---\nYou are Mynah.\n")
 	logs := &syncBuffer{}
 	var procs []*exec.Cmd
 	for range instances {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 var (
@@ -151,7 +152,7 @@ func (db *DB) ChatMode(ctx context.Context, agent string, chat mynah.ChatID) (my
 	case err != nil:
 		return mynah.ChatMode{}, fail(ctx, err, "mode of chat %d of %s", chat, agent)
 	}
-	m.Updated = fromMillis(updated)
+	m.Updated = storecodec.FromMillis(updated)
 	return m, nil
 }
 
@@ -160,7 +161,7 @@ func (db *DB) SetChatMode(ctx context.Context, m mynah.ChatMode) error {
 	if m.Agent == "" || m.Chat == 0 {
 		return fmt.Errorf("postgres: set chat mode: agent and chat are required")
 	}
-	_, err := db.pool.Exec(ctx, upsertChatMode, m.Agent, int64(m.Chat), m.Trigger, m.Stopped, orNow(m.Updated, db.now).UnixMilli())
+	_, err := db.pool.Exec(ctx, upsertChatMode, m.Agent, int64(m.Chat), m.Trigger, m.Stopped, storecodec.OrNow(m.Updated, db.now).UnixMilli())
 	if err != nil {
 		return fail(ctx, err, "set mode of chat %d of %s", m.Chat, m.Agent)
 	}
@@ -177,7 +178,7 @@ func scanPairing(row scanner) (mynah.Pairing, error) {
 		return mynah.Pairing{}, err
 	}
 	p.User.ID = mynah.UserID(user)
-	p.Created, p.Expires, p.Approved = fromMillis(created), fromMillis(expires), fromMillis(approved)
+	p.Created, p.Expires, p.Approved = storecodec.FromMillis(created), storecodec.FromMillis(expires), storecodec.FromMillis(approved)
 	return p, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -47,7 +48,7 @@ func (db *DB) Session(ctx context.Context, agent string, chat mynah.ChatID, thre
 	case err != nil:
 		return mynah.Session{}, fail(ctx, err, "session of chat %d topic %d of %s", chat, thread, agent)
 	}
-	s.Start, s.Started = mynah.MessageID(start), fromMillis(started)
+	s.Start, s.Started = mynah.MessageID(start), storecodec.FromMillis(started)
 	return s, nil
 }
 
@@ -79,7 +80,7 @@ func (db *DB) RecordUsage(ctx context.Context, u mynah.Usage) error {
 		return fmt.Errorf("postgres: record usage: no agent")
 	}
 	_, err := db.pool.Exec(ctx, insertUsage, u.Agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
-		u.CachedTokens, orNow(u.Time, db.now).UnixMilli())
+		u.CachedTokens, storecodec.OrNow(u.Time, db.now).UnixMilli())
 	if err != nil {
 		return fail(ctx, err, "record usage of %s", u.Agent)
 	}

@@ -221,15 +221,6 @@ const claimChat = `WITH taken AS (INSERT INTO chat_claims (agent, chat_id, owner
 // schema and the agent, so that stores in other schemas of the database ignore them.
 const workChannel = "mynah_work"
 
-// notifyWork tells the other instances, when tx commits, that agent has a new turn.
-func (db *DB) notifyWork(ctx context.Context, tx pgx.Tx, agent string) error {
-	if db.claims == nil {
-		return nil
-	}
-	_, err := tx.Exec(ctx, `SELECT pg_notify('`+workChannel+`', current_schema() || ' ' || $1)`, agent)
-	return err
-}
-
 // newClaims draws this instance's owner key and takes its presence lock on a connection
 // of its own.
 func (db *DB) newClaims(ctx context.Context) (*claims, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 // The crew statements run rarely (once per member turn), except queryCrewPeers, which
@@ -85,7 +86,7 @@ func (db *DB) crewState(ctx context.Context, q querier, crew string, chat mynah.
 	}
 	s.Target, s.Asked, s.Replied = mynah.MessageID(target), mynah.MessageID(asked), mynah.MessageID(replied)
 	s.Command, s.Session = mynah.MessageID(command), mynah.MessageID(session)
-	s.Updated = fromMillis(updated)
+	s.Updated = storecodec.FromMillis(updated)
 	for _, l := range []struct {
 		raw string
 		dst *[]string
@@ -160,7 +161,7 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 		now := db.now()
 		read := s.Version
 		s.Version++
-		s.Updated = fromMillis(millis(orNow(s.Updated, db.now))) // as stored
+		s.Updated = storecodec.FromMillis(storecodec.Millis(storecodec.OrNow(s.Updated, db.now))) // as stored
 		if queue != nil {
 			t := *queue
 			if t.Chat == 0 {
@@ -323,7 +324,7 @@ func (db *DB) ModelSession(ctx context.Context, key string) (mynah.ModelSession,
 	if err != nil {
 		return mynah.ModelSession{}, fail(ctx, err, "model session %q", key)
 	}
-	s.Seen, s.Started, s.Used = mynah.MessageID(seen), fromMillis(started), fromMillis(used)
+	s.Seen, s.Started, s.Used = mynah.MessageID(seen), storecodec.FromMillis(started), storecodec.FromMillis(used)
 	return s, nil
 }
 
@@ -333,7 +334,7 @@ func (db *DB) SaveModelSession(ctx context.Context, s mynah.ModelSession) error 
 		return errors.New("postgres: save model session: no key")
 	}
 	_, err := db.pool.Exec(ctx, upsertModelSession, s.Key, s.ID, int64(s.Seen), s.Turns,
-		millis(s.Started).Int64, millis(s.Used).Int64)
+		storecodec.Millis(s.Started).Int64, storecodec.Millis(s.Used).Int64)
 	if err != nil {
 		return fail(ctx, err, "save model session %q", s.Key)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 var _ mynah.Facts = (*DB)(nil)
@@ -55,7 +56,7 @@ func (db *DB) AddFact(ctx context.Context, f mynah.Fact, maxFacts int) (mynah.Fa
 	if maxFacts <= 0 {
 		maxFacts = mynah.DefaultMaxFacts
 	}
-	f.Created = orNow(f.Created, db.now).Truncate(time.Millisecond).UTC()
+	f.Created = storecodec.OrNow(f.Created, db.now).Truncate(time.Millisecond).UTC()
 	in := f
 	var added bool
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
@@ -235,6 +236,6 @@ func scanFact(row scanner) (mynah.Fact, error) {
 	if err := row.Scan(&f.ID, &f.Agent, &user, &f.Text, &chat, &msg, &scope, &created); err != nil {
 		return mynah.Fact{}, err
 	}
-	f.User, f.Chat, f.Message, f.Created, f.Scope = mynah.UserID(user), mynah.ChatID(chat), mynah.MessageID(msg), fromMillis(created), mynah.FactScope(scope)
+	f.User, f.Chat, f.Message, f.Created, f.Scope = mynah.UserID(user), mynah.ChatID(chat), mynah.MessageID(msg), storecodec.FromMillis(created), mynah.FactScope(scope)
 	return f, nil
 }

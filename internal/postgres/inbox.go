@@ -2,17 +2,24 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
-	insertUpdate = `INSERT INTO updates (agent, update_id, accepted_at) VALUES ($1, $2, $3)
-		ON CONFLICT (agent, update_id) DO NOTHING`
+	// acceptUpdate takes the dedupe key of an update and, when it was free, makes the
+	// transaction's commit durable (as durable does) in the same round trip; no row when the
+	// key was taken.
+	acceptUpdate = `WITH taken AS (INSERT INTO updates (agent, update_id, accepted_at) VALUES ($1, $2, $3)
+			ON CONFLICT (agent, update_id) DO NOTHING RETURNING 1)
+		SELECT set_config('synchronous_commit', 'on', true) FROM taken`
 	upsertChat = `INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (agent, chat_id) DO UPDATE SET type = excluded.type, title = excluded.title,
@@ -25,6 +32,11 @@ const (
 	insertSession = `INSERT INTO sessions (agent, chat_id, thread_id, start_id, started) VALUES ($1, $2, $3, $4, $5)`
 	insertTurn    = `INSERT INTO turns (agent, chat_id, thread_id, target, static, reply_to, created, not_before,
 		buttons, edit_id, due) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`
+	// insertTurnNotify is insertTurn that also tells the other instances, when the
+	// transaction commits, that agent has a new turn; the payload is the schema and the
+	// agent (see workChannel). Binds as insertTurn; returns the id and pg_notify's void.
+	insertTurnNotify = `WITH t AS (` + insertTurn + `)
+		SELECT id, pg_notify('` + workChannel + `', current_schema() || ' ' || $1) FROM t`
 )
 
 // Accept records updateID as handled for agent and applies in, in one transaction, with
@@ -48,75 +60,58 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 	)
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		accepted, queued = false, mynah.Turn{}
-		now := db.now()
-		tag, err := tx.Exec(ctx, insertUpdate, agent, updateID, now.UnixMilli())
-		if err != nil || tag.RowsAffected() == 0 {
+		fresh, err := db.acceptFirst(ctx, tx, agent, updateID, chat, in)
+		if err != nil {
 			return err
 		}
 		accepted = true
-		if err := durable(ctx, tx); err != nil {
-			return err
-		}
-		if chat.ID != 0 {
-			if _, err := tx.Exec(ctx, upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title,
-				chat.Username, chat.IsForum, now.UnixMilli()); err != nil {
+		if in.Edit {
+			if err := db.editMessage(ctx, tx, agent, chat.ID, in.Message); err != nil {
 				return err
 			}
 		}
-		for _, u := range in.Users {
-			if u.ID == 0 {
-				continue
-			}
-			if _, err := tx.Exec(ctx, upsertUser, agent, int64(u.ID), u.FirstName, u.LastName, u.Username,
-				u.IsBot, now.UnixMilli()); err != nil {
-				return err
-			}
-		}
-		fresh := true // the message, if any, is new: its reset and turn apply
-		if m := in.Message; m != nil {
-			if in.Edit {
-				err = db.editMessage(ctx, tx, agent, chat.ID, m)
-			} else {
-				fresh, err = db.storeMessage(ctx, tx, agent, chat.ID, m)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if !fresh {
+		if fresh == nil {
 			return nil
 		}
-		if in.Reset {
-			started := orNow(in.Message.Time, db.now)
-			if _, err := tx.Exec(ctx, insertSession, agent, int64(chat.ID), in.Message.ThreadID,
-				int64(in.Message.ID), started.UnixMilli()); err != nil {
-				return err
-			}
+		// What follows a new message (or an intake without one) goes in a second round trip.
+		b := &pgx.Batch{}
+		for _, q := range fresh {
+			b.Queue(q.sql, q.args...)
 		}
+		if in.Reset {
+			started := storecodec.OrNow(in.Message.Time, db.now)
+			b.Queue(insertSession, agent, int64(chat.ID), in.Message.ThreadID, int64(in.Message.ID), started.UnixMilli())
+		}
+		var q string
+		var args []any
 		if t := in.Turn; t != nil {
 			tc := t.Chat
 			if tc == 0 {
 				tc = chat.ID
 			}
 			if tc != chat.ID {
-				if _, err := tx.Exec(ctx, ensureChat, agent, int64(tc), "", "", "", false, now.UnixMilli()); err != nil {
-					return err
-				}
+				b.Queue(ensureChat, agent, int64(tc), "", "", "", false, db.now().UnixMilli())
 			}
 			queued = *t
-			queued.Agent, queued.Chat, queued.Created = agent, tc, orNow(t.Created, db.now)
-			if queued.ID, err = db.insertTurnTx(ctx, tx, agent, queued); err != nil {
-				return err
-			}
-			// Another instance serving the chat runs the turn, not this one: the caller
-			// gets no ID and reads the queue, which holds nothing of the chat for it.
-			if mine, err := db.claimQueued(ctx, tx, agent, tc); err != nil || !mine {
-				queued.ID = 0
+			queued.Agent, queued.Chat, queued.Created = agent, tc, storecodec.OrNow(t.Created, db.now)
+			if q, args, err = db.insertTurnArgs(agent, queued); err != nil {
 				return err
 			}
 		}
+		if queued.ID, err = execBatch(ctx, tx, b, q, args); err != nil || in.Turn == nil {
+			return err
+		}
+		// Another instance serving the chat runs the turn, not this one: the caller
+		// gets no ID and reads the queue, which holds nothing of the chat for it.
+		if mine, err := db.claimQueued(ctx, tx, agent, queued.Chat); err != nil || !mine {
+			queued.ID = 0
+			return err
+		}
 		return nil
 	})
+	if errors.Is(err, errHandled) {
+		return false, nil
+	}
 	if err != nil {
 		return false, fail(ctx, err, "accept update %d of %s", updateID, agent)
 	}
@@ -124,6 +119,121 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		*in.Turn = queued
 	}
 	return accepted, nil
+}
+
+// errHandled rolls back the intake of an update handled before.
+var errHandled = errors.New("update handled before")
+
+// statement is a statement and its arguments, to be sent in a batch.
+type statement struct {
+	sql  string
+	args []any
+}
+
+// acceptFirst sends, in one round trip, the dedupe key of the update, the chat, the users
+// and the new message of in (not an edit) in tx. It fails with errHandled when the key
+// was taken, the transaction then to be rolled back. It returns the statements that
+// complete a new message (its index entry, its media queue), or nil when in's message
+// was stored already: then no reset and no turn apply.
+func (db *DB) acceptFirst(ctx context.Context, tx pgx.Tx, agent string, updateID int64, chat mynah.Chat, in mynah.Intake) ([]statement, error) {
+	now := db.now().UnixMilli()
+	b := &pgx.Batch{}
+	b.Queue(acceptUpdate, agent, updateID, now)
+	if chat.ID != 0 {
+		b.Queue(upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title, chat.Username, chat.IsForum, now)
+	}
+	for _, u := range in.Users {
+		if u.ID != 0 {
+			b.Queue(upsertUser, agent, int64(u.ID), u.FirstName, u.LastName, u.Username, u.IsBot, now)
+		}
+	}
+	m := in.Message
+	store := m != nil && !in.Edit
+	if store {
+		args, err := db.messageArgs(agent, chat.ID, m)
+		if err != nil {
+			return nil, err
+		}
+		b.Queue(insertMessageIndexed, args...)
+	}
+	var (
+		seq    int64
+		prev   sql.NullString
+		stored = true
+	)
+	res := tx.SendBatch(ctx, b)
+	err := func() error {
+		if err := res.QueryRow().Scan(nil); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return errHandled
+			}
+			return err
+		}
+		n := b.Len() - 1
+		if store {
+			n--
+		}
+		for range n {
+			if _, err := res.Exec(); err != nil {
+				return err
+			}
+		}
+		if !store {
+			return nil
+		}
+		err := res.QueryRow().Scan(&seq, &prev)
+		if errors.Is(err, pgx.ErrNoRows) {
+			stored = false
+			return nil
+		}
+		return err
+	}()
+	if err := errors.Join(err, res.Close()); err != nil {
+		return nil, err
+	}
+	fresh := []statement{}
+	switch {
+	case !store:
+	case !stored:
+		return nil, nil
+	default:
+		if args, ok := entryArgs(agent, chat.ID, m, seq, prev); ok {
+			fresh = append(fresh, statement{upsertSearchDocs, args})
+		}
+		if waitsForDescription(m) {
+			fresh = append(fresh, statement{insertMediaWork, []any{agent, int64(chat.ID), int64(m.ID), now}})
+		}
+	}
+	return fresh, nil
+}
+
+// execBatch sends b and then, when q is not empty, q (a statement returning an id) in one
+// round trip in tx, and returns q's id.
+func execBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, q string, args []any) (int64, error) {
+	n := b.Len()
+	if q != "" {
+		b.Queue(q, args...)
+	}
+	if b.Len() == 0 {
+		return 0, nil
+	}
+	res := tx.SendBatch(ctx, b)
+	var id int64
+	err := func() error {
+		for range n {
+			if _, err := res.Exec(); err != nil {
+				return err
+			}
+		}
+		if q == "" {
+			return nil
+		}
+		if q == insertTurnNotify {
+			return res.QueryRow().Scan(&id, nil)
+		}
+		return res.QueryRow().Scan(&id)
+	}()
+	return id, errors.Join(err, res.Close())
 }
 
 // validateIntake reports what makes in impossible to apply for agent in chat.

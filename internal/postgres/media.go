@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 var (
@@ -79,7 +80,7 @@ func scanMediaNote(s scanner) (mynah.MediaNote, error) {
 	)
 	err := s.Scan(&n.UniqueID, &kind, &n.SetName, &n.Emoji, &status, &n.Description, &n.Problem, &n.Source,
 		&n.Attempts, &updated)
-	n.Kind, n.Status, n.Updated = mynah.MediaKind(kind), mynah.MediaStatus(status), fromMillis(updated)
+	n.Kind, n.Status, n.Updated = mynah.MediaKind(kind), mynah.MediaStatus(status), storecodec.FromMillis(updated)
 	return n, err
 }
 
@@ -94,7 +95,7 @@ func (db *DB) PutMediaNote(ctx context.Context, n mynah.MediaNote) error {
 		return fmt.Errorf("postgres: put media note %q: %d attempts", n.UniqueID, n.Attempts)
 	}
 	_, err := db.pool.Exec(ctx, upsertMediaNote, n.UniqueID, string(n.Kind), n.SetName, n.Emoji, string(n.Status),
-		n.Description, n.Problem, n.Source, n.Attempts, orNow(n.Updated, db.now).UnixMilli())
+		n.Description, n.Problem, n.Source, n.Attempts, storecodec.OrNow(n.Updated, db.now).UnixMilli())
 	if err != nil {
 		return fail(ctx, err, "put media note %q", n.UniqueID)
 	}
@@ -179,7 +180,7 @@ func (db *DB) PendingMedia(ctx context.Context, now time.Time, limit int) ([]myn
 		if err := rows.Scan(&w.Agent, &chat, &id, &due); err != nil {
 			return nil, fail(ctx, err, "pending media")
 		}
-		w.Chat, w.Message, w.Due = mynah.ChatID(chat), mynah.MessageID(id), fromMillis(due)
+		w.Chat, w.Message, w.Due = mynah.ChatID(chat), mynah.MessageID(id), storecodec.FromMillis(due)
 		out = append(out, w)
 	}
 	if err := rows.Err(); err != nil {

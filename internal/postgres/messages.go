@@ -3,11 +3,13 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 // messageColumns are the columns scanMessage reads, from messages m joined with chats c.
@@ -33,6 +35,15 @@ const (
 		time, edited, text, entities, reply_to, forward, media, outgoing, stored_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 		ON CONFLICT (agent, chat_id, message_id) DO NOTHING`
+	// insertMessageIndexed is insertMessage returning, for a row it inserts, its seq and the
+	// text of the message before it in the chat: what indexNew needs.
+	insertMessageIndexed = insertMessage + ` RETURNING seq,
+		(SELECT p.text FROM messages p WHERE p.agent = $1 AND p.chat_id = $2 AND p.message_id < $3
+			ORDER BY p.message_id DESC LIMIT 1)`
+	// insertMessageInChat is insertMessageIndexed after ensureChat, in one statement: binds
+	// as insertMessage, then the chat's type, title, username and is_forum.
+	insertMessageInChat = `WITH chat AS (INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at)
+		VALUES ($1, $2, $19, $20, $21, $22, $18) ON CONFLICT (agent, chat_id) DO NOTHING) ` + insertMessageIndexed
 	updateEdited = `UPDATE messages SET text = $1, entities = $2, media = $3, edited = $4
 		WHERE agent = $5 AND chat_id = $6 AND message_id = $7`
 	// ensureChat records a chat seen only through an outgoing message, so the message's
@@ -88,19 +99,19 @@ func scanMessage(agent string, s scanner, more ...any) (mynah.Message, error) {
 		forum                bool
 		chatType             string
 		at, edited           sql.NullInt64
-		j                    messageJSON
+		j                    storecodec.MessageJSON
 	)
 	err := s.Scan(append([]any{&chatID, &id, &m.ThreadID,
 		&senderID, &m.Sender.FirstName, &m.Sender.LastName, &m.Sender.Username, &senderBot,
-		&at, &edited, &m.Text, &j.entities, &j.replyTo, &j.forward, &j.media, &outgoing,
+		&at, &edited, &m.Text, &j.Entities, &j.ReplyTo, &j.Forward, &j.Media, &outgoing,
 		&chatType, &m.Chat.Title, &m.Chat.Username, &forum}, more...)...)
 	if err != nil {
 		return mynah.Message{}, err
 	}
 	m.Chat.ID, m.Chat.Type, m.Chat.IsForum = mynah.ChatID(chatID), mynah.ChatType(chatType), forum
 	m.ID, m.Sender.ID, m.Sender.IsBot, m.Outgoing = mynah.MessageID(id), mynah.UserID(senderID), senderBot, outgoing
-	m.Time, m.Edited = fromMillis(at), fromMillis(edited)
-	if err := decodeMessageJSON(&m, j); err != nil {
+	m.Time, m.Edited = storecodec.FromMillis(at), storecodec.FromMillis(edited)
+	if err := storecodec.DecodeMessage(&m, j); err != nil {
 		return mynah.Message{}, err
 	}
 	return m, nil
@@ -124,15 +135,35 @@ func scanMessages(agent string, rows pgx.Rows) ([]mynah.Message, error) {
 // stored already, in which case the stored row is kept, indexes it for search and queues
 // a new message whose media wait for a description. It reports whether it inserted.
 func (db *DB) storeMessage(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, m *mynah.Message) (bool, error) {
+	return db.storeMessageIn(ctx, tx, agent, chat, m, nil)
+}
+
+// storeMessageIn is storeMessage that, when ensure is not nil, also records the chat
+// ensure (with chat's id) as ensureChat does, in the same statement.
+func (db *DB) storeMessageIn(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, m *mynah.Message, ensure *mynah.Chat) (bool, error) {
 	args, err := db.messageArgs(agent, chat, m)
 	if err != nil {
 		return false, err
 	}
-	tag, err := tx.Exec(ctx, insertMessage, args...)
-	if err != nil || tag.RowsAffected() == 0 {
+	q := insertMessageIndexed
+	if ensure != nil {
+		q = insertMessageInChat
+		args = append(args, string(ensure.Type), ensure.Title, ensure.Username, ensure.IsForum)
+	}
+	// The insert returns what the index entry needs beyond m itself, so that indexing a new
+	// message reads nothing back: one round trip fewer per message stored.
+	var (
+		seq  int64
+		prev sql.NullString
+	)
+	err = tx.QueryRow(ctx, q, args...).Scan(&seq, &prev)
+	if errors.Is(err, pgx.ErrNoRows) { // stored already
+		return false, nil
+	}
+	if err != nil {
 		return false, err
 	}
-	if err := db.indexMessage(ctx, tx, agent, chat, m.ID); err != nil {
+	if err := db.indexNew(ctx, tx, agent, chat, m, seq, prev); err != nil {
 		return false, err
 	}
 	return true, db.queueMedia(ctx, tx, agent, chat, m)
@@ -140,14 +171,14 @@ func (db *DB) storeMessage(ctx context.Context, tx pgx.Tx, agent string, chat my
 
 // messageArgs are the arguments of insertMessage for m.
 func (db *DB) messageArgs(agent string, chat mynah.ChatID, m *mynah.Message) ([]any, error) {
-	j, err := encodeMessageJSON(m)
+	j, err := storecodec.EncodeMessage(m)
 	if err != nil {
 		return nil, err
 	}
 	s := m.Sender
 	return []any{agent, int64(chat), int64(m.ID), m.ThreadID,
 		int64(s.ID), s.FirstName, s.LastName, s.Username, s.IsBot,
-		millis(m.Time).Int64, millis(m.Edited), m.Text, j.entities, j.replyTo, j.forward, j.media,
+		storecodec.Millis(m.Time).Int64, storecodec.Millis(m.Edited), m.Text, j.Entities, j.ReplyTo, j.Forward, j.Media,
 		m.Outgoing, db.now().UnixMilli()}, nil
 }
 
@@ -156,12 +187,12 @@ func (db *DB) messageArgs(agent string, chat mynah.ChatID, m *mynah.Message) ([]
 // description. An edit of a message never stored stores the edited message.
 func (db *DB) editMessage(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, m *mynah.Message) error {
 	e := *m
-	e.Edited = orNow(e.Edited, db.now)
-	j, err := encodeMessageJSON(&e)
+	e.Edited = storecodec.OrNow(e.Edited, db.now)
+	j, err := storecodec.EncodeMessage(&e)
 	if err != nil {
 		return err
 	}
-	tag, err := tx.Exec(ctx, updateEdited, e.Text, j.entities, j.media, millis(e.Edited),
+	tag, err := tx.Exec(ctx, updateEdited, e.Text, j.Entities, j.Media, storecodec.Millis(e.Edited),
 		agent, int64(chat), int64(e.ID))
 	if err != nil {
 		return err

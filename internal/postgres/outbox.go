@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 // partColumns are the columns scanPart reads from outbox.
@@ -78,8 +79,8 @@ func scanPart(s scanner, p *mynah.OutPart, more ...any) error {
 		return err
 	}
 	p.TurnID = turn.Int64
-	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), fromMillis(created)
-	return decodeTask(p, kind, task)
+	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), storecodec.FromMillis(created)
+	return storecodec.DecodeTask(p, kind, task)
 }
 
 // storedPart returns agent's part with key as stored, and whether it is still pending
@@ -139,7 +140,7 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			return err
 		}
 		m := sent
-		m.Agent, m.Outgoing, m.Time = agent, true, orNow(m.Time, db.now)
+		m.Agent, m.Outgoing, m.Time = agent, true, storecodec.OrNow(m.Time, db.now)
 		if m.Chat.ID == 0 {
 			m.Chat.ID = chat
 		}
@@ -147,15 +148,15 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			m.ThreadID = thread
 		}
 		c := m.Chat
-		if _, err := tx.Exec(ctx, ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
-			c.IsForum, now.UnixMilli()); err != nil {
-			return err
-		}
 		var err error
 		if !m.Edited.IsZero() { // the part edited a message the agent sent before
+			if _, err := tx.Exec(ctx, ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
+				c.IsForum, now.UnixMilli()); err != nil {
+				return err
+			}
 			err = db.editMessage(ctx, tx, agent, c.ID, &m)
-		} else {
-			_, err = db.storeMessage(ctx, tx, agent, c.ID, &m)
+		} else { // the chat is recorded by the same statement
+			_, err = db.storeMessageIn(ctx, tx, agent, c.ID, &m, &c)
 		}
 		if err != nil {
 			return err

@@ -52,6 +52,7 @@ func TestQueryPlans(t *testing.T) {
 		queryLatestRolling:  {"a", 1, 0},
 		queryLatestPeriodic: {"a", 1, 0, "week"},
 		updateEdited:        {"", "", "", 0, "a", 1, 1},
+		insertMessageInChat: {"a", 1, 1, 0, 2, "", "", "", false, 0, nil, "", nil, nil, nil, nil, false, 0, "private", "", "", false},
 		queryIndexSource:    {"a", 1, []int64{1}},
 		queryChatStats:      {"a", 1},
 		queryBefore:         {"a", 1, 5, 3},

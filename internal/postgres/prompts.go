@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -32,7 +33,7 @@ func (db *DB) RecordPrompt(ctx context.Context, rec mynah.PromptRecord) error {
 	}
 	u := rec.Usage
 	_, err := db.pool.Exec(ctx, upsertPrompt, rec.Agent, rec.Turn, int64(rec.Chat), rec.Model,
-		string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, orNow(rec.Time, db.now).UnixMilli())
+		string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, storecodec.OrNow(rec.Time, db.now).UnixMilli())
 	if err != nil {
 		return fail(ctx, err, "record prompt of turn %d of %s", rec.Turn, rec.Agent)
 	}
@@ -54,7 +55,7 @@ func (db *DB) PromptForReply(ctx context.Context, agent string, chat mynah.ChatI
 	if err != nil {
 		return mynah.PromptRecord{}, fail(ctx, err, "prompt for reply %d in chat %d of %s", reply, chat, agent)
 	}
-	rec.Chat, rec.Composition, rec.Time = mynah.ChatID(recChat), []byte(composition), fromMillis(at)
+	rec.Chat, rec.Composition, rec.Time = mynah.ChatID(recChat), []byte(composition), storecodec.FromMillis(at)
 	u.Agent, u.Chat, u.Model, u.Time = agent, rec.Chat, rec.Model, rec.Time
 	return rec, nil
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -111,34 +111,60 @@ func (db *DB) indexMessages(ctx context.Context, tx pgx.Tx, agent string, chat m
 	return err
 }
 
+// indexNew writes the index entry of m, just inserted in tx with seq, whose previous
+// message in the chat has the text prev: what indexMessages writes, without reading the
+// message back.
+func (db *DB) indexNew(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID, m *mynah.Message, seq int64, prev sql.NullString) error {
+	args, ok := entryArgs(agent, chat, m, seq, prev)
+	if !ok {
+		return nil
+	}
+	_, err := tx.Exec(ctx, upsertSearchDocs, args...)
+	return err
+}
+
+// entryArgs are the arguments of upsertSearchDocs for m as indexNew describes it; false
+// when m is not indexed (an id outside those Telegram assigns).
+func entryArgs(agent string, chat mynah.ChatID, m *mynah.Message, seq int64, prev sql.NullString) ([]any, bool) {
+	if m.ID < 1 || m.ID > mynah.MaxMessageID {
+		return nil, false
+	}
+	stored := *m // the time as the row holds it: a message without one reads as 1970
+	stored.Time = time.UnixMilli(storecodec.Millis(m.Time).Int64).UTC()
+	doc, n := entryOf(&stored, prev)
+	return []any{agent, int64(chat), []int64{int64(m.ID)}, []int64{int64(m.Sender.ID)},
+		[]int64{seq}, []string{doc}, []int32{int32(n)}}, true
+}
+
 // entry builds the index entry of one message from its columns.
 func entry(id int64, first, last, username string, at int64, text string, media, replyTo, prevTxt sql.NullString) (string, int, error) {
-	body := text
-	if media.Valid {
-		var items []mediaJSON
-		if err := json.Unmarshal([]byte(media.String), &items); err != nil {
-			return "", 0, fmt.Errorf("message %d: media column: %w", id, err)
-		}
-		for _, it := range items {
-			if it.Description != "" {
-				body += " " + it.Description
-			}
-		}
+	var m mynah.Message
+	if err := storecodec.DecodeMessage(&m, storecodec.MessageJSON{Media: media, ReplyTo: replyTo}); err != nil {
+		return "", 0, fmt.Errorf("message %d: %w", id, err)
 	}
-	t := time.UnixMilli(at).UTC()
-	context := strings.TrimSpace(first+" "+last+" "+username) + " " + months[t.Month()-1] + " " + fmt.Sprint(t.Year())
-	previous := prevTxt.String
-	if replyTo.Valid {
-		var r replyJSON
-		if err := json.Unmarshal([]byte(replyTo.String), &r); err != nil {
-			return "", 0, fmt.Errorf("message %d: reply_to column: %w", id, err)
-		}
-		if r.Text != "" {
-			previous = r.Text + " " + previous
-		}
-	}
-	doc, n := buildDoc(docPart{body, bodyPart}, docPart{context, contextPart}, docPart{previous, previousPart})
+	m.Text, m.Sender = text, mynah.User{FirstName: first, LastName: last, Username: username}
+	m.Time = time.UnixMilli(at).UTC()
+	doc, n := entryOf(&m, prevTxt)
 	return doc, n, nil
+}
+
+// entryOf builds the index entry of m (its text, media, sender, time and reply), whose
+// previous message in the chat has the text prev.
+func entryOf(m *mynah.Message, prev sql.NullString) (string, int) {
+	body := m.Text
+	for _, it := range m.Media {
+		if it.Description != "" {
+			body += " " + it.Description
+		}
+	}
+	t := m.Time.UTC()
+	s := m.Sender
+	context := strings.TrimSpace(s.FirstName+" "+s.LastName+" "+s.Username) + " " + months[t.Month()-1] + " " + fmt.Sprint(t.Year())
+	previous := prev.String
+	if m.ReplyTo != nil && m.ReplyTo.Text != "" {
+		previous = m.ReplyTo.Text + " " + previous
+	}
+	return buildDoc(docPart{body, bodyPart}, docPart{context, contextPart}, docPart{previous, previousPart})
 }
 
 // commonTerm is how many matches in the scope make a term common, and recentMatches how

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -68,15 +68,12 @@ func scanTurns(agent string, rows pgx.Rows) ([]mynah.Turn, error) {
 			&buttons, &edit, &due, &preview); err != nil {
 			return nil, err
 		}
-		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), fromMillis(created)
-		t.NotBefore, t.Due, t.Edit = fromMillis(sql.NullInt64{Int64: notBefore, Valid: true}), fromMillis(sql.NullInt64{Int64: due, Valid: true}), mynah.MessageID(edit)
+		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), storecodec.FromMillis(created)
+		t.NotBefore, t.Due, t.Edit = storecodec.FromMillis(sql.NullInt64{Int64: notBefore, Valid: true}), storecodec.FromMillis(sql.NullInt64{Int64: due, Valid: true}), mynah.MessageID(edit)
 		t.Preview = mynah.MessageID(preview)
-		if buttons.Valid {
-			var rows [][]buttonJSON
-			if err := json.Unmarshal([]byte(buttons.String), &rows); err != nil {
-				return nil, fmt.Errorf("turn %d: buttons: %w", t.ID, err)
-			}
-			t.Buttons = decodeButtons(rows)
+		var err error
+		if t.Buttons, err = storecodec.DecodeButtons(buttons); err != nil {
+			return nil, fmt.Errorf("turn %d: buttons: %w", t.ID, err)
 		}
 		out = append(out, t)
 	}
@@ -113,39 +110,31 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 		if err := checkParts(agent, parts); err != nil {
 			return err
 		}
-		if !done.Valid {
-			if err := db.checkClaim(ctx, tx, agent, mynah.ChatID(chat)); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, finishTurn, db.now().UnixMilli(), turnID); err != nil {
-				return err
-			}
-			if err := db.recordOutcome(ctx, tx, turnID, agent, o); err != nil {
-				return err
-			}
-		}
+		// A part whose key came before is the same part (the first is kept).
+		var unique []mynah.OutPart
 		for _, p := range parts {
-			if slices.ContainsFunc(out, func(o mynah.OutPart) bool { return o.Key == p.Key }) {
-				continue
-			}
-			var (
-				stored  mynah.OutPart
-				pending bool
-				err     error
-			)
-			if done.Valid {
-				stored, pending, err = db.storedPart(ctx, tx, agent, p.Key)
-			} else {
-				stored, pending, err = db.enqueuePart(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, p)
-			}
-			if err != nil {
-				return err
-			}
-			if pending {
-				out = append(out, stored)
+			if !slices.ContainsFunc(unique, func(u mynah.OutPart) bool { return u.Key == p.Key }) {
+				unique = append(unique, p)
 			}
 		}
-		return nil
+		if done.Valid {
+			for _, p := range unique {
+				stored, pending, err := db.storedPart(ctx, tx, agent, p.Key)
+				if err != nil {
+					return err
+				}
+				if pending {
+					out = append(out, stored)
+				}
+			}
+			return nil
+		}
+		if err := db.checkClaim(ctx, tx, agent, mynah.ChatID(chat)); err != nil {
+			return err
+		}
+		var err error
+		out, err = db.finishBatch(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, o, unique)
+		return err
 	})
 	if err != nil {
 		return nil, fail(ctx, err, "finish turn %d", turnID)
@@ -153,22 +142,77 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 	return out, nil
 }
 
-// recordOutcome records the usage and the prompt record of a turn being finished.
-func (db *DB) recordOutcome(ctx context.Context, tx pgx.Tx, turnID int64, agent string, o mynah.TurnOutcome) error {
+// finishBatch marks the turn done, records o's usage and prompt and enqueues parts (keys
+// unique) in tx, sending the statements together: one round trip, not one each. It
+// returns the parts still pending, as enqueued or, for a key enqueued before, as stored.
+func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, o mynah.TurnOutcome, parts []mynah.OutPart) ([]mynah.OutPart, error) {
+	b := &pgx.Batch{}
+	b.Queue(finishTurn, db.now().UnixMilli(), turnID)
 	for _, u := range o.Usage {
-		if _, err := tx.Exec(ctx, insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
-			u.CachedTokens, orNow(u.Time, db.now).UnixMilli()); err != nil {
-			return err
-		}
+		b.Queue(insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
+			u.CachedTokens, storecodec.OrNow(u.Time, db.now).UnixMilli())
 	}
 	if rec := o.Prompt; rec != nil {
 		u := rec.Usage
-		if _, err := tx.Exec(ctx, upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
-			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, orNow(rec.Time, db.now).UnixMilli()); err != nil {
-			return err
-		}
+		b.Queue(upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
+			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, storecodec.OrNow(rec.Time, db.now).UnixMilli())
 	}
-	return nil
+	queued := make([]mynah.OutPart, len(parts))
+	for i, p := range parts {
+		if p.Chat == 0 {
+			p.Chat, p.ThreadID = chat, thread
+		}
+		created := storecodec.OrNow(p.Created, db.now)
+		task, err := storecodec.EncodeTask(p)
+		if err != nil {
+			return nil, err
+		}
+		kind := p.Kind
+		if kind == "" {
+			kind = mynah.TaskSend
+		}
+		b.Queue(insertPart, agent, int64(p.Chat), p.ThreadID, p.Key, p.HTML, p.Plain,
+			int64(p.ReplyTo), turnID, created.UnixMilli(), string(kind), task)
+		p.Agent, p.Created, p.TurnID = agent, storecodec.FromMillis(sql.NullInt64{Int64: created.UnixMilli(), Valid: true}), turnID
+		queued[i] = p
+	}
+	res := tx.SendBatch(ctx, b)
+	err := func() error {
+		for range b.Len() - len(parts) {
+			if _, err := res.Exec(); err != nil {
+				return err
+			}
+		}
+		for i := range queued {
+			err := res.QueryRow().Scan(&queued[i].ID)
+			if errors.Is(err, pgx.ErrNoRows) { // the key was enqueued before
+				queued[i].ID = 0
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err := errors.Join(err, res.Close()); err != nil {
+		return nil, err
+	}
+	var out []mynah.OutPart
+	for _, p := range queued {
+		if p.ID == 0 {
+			stored, pending, err := db.storedPart(ctx, tx, agent, p.Key)
+			if err != nil {
+				return nil, err
+			}
+			if !pending {
+				continue
+			}
+			p = stored
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // checkParts reports the first part that cannot be enqueued for a turn of agent.
@@ -184,33 +228,6 @@ func checkParts(agent string, parts []mynah.OutPart) error {
 	return nil
 }
 
-// enqueuePart inserts p for the turn (of agent, in chat and thread) unless its key is
-// enqueued already, and returns the part as stored and whether it is still pending.
-func (db *DB) enqueuePart(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, p mynah.OutPart) (mynah.OutPart, bool, error) {
-	if p.Chat == 0 {
-		p.Chat, p.ThreadID = chat, thread
-	}
-	created := orNow(p.Created, db.now).UnixMilli()
-	task, err := encodeTask(p)
-	if err != nil {
-		return mynah.OutPart{}, false, err
-	}
-	kind := p.Kind
-	if kind == "" {
-		kind = mynah.TaskSend
-	}
-	err = tx.QueryRow(ctx, insertPart, agent, int64(p.Chat), p.ThreadID, p.Key, p.HTML, p.Plain,
-		int64(p.ReplyTo), turnID, created, string(kind), task).Scan(&p.ID)
-	if errors.Is(err, pgx.ErrNoRows) { // the key was enqueued before
-		return db.storedPart(ctx, tx, agent, p.Key)
-	}
-	if err != nil {
-		return mynah.OutPart{}, false, err
-	}
-	p.Agent, p.Created, p.TurnID = agent, fromMillis(sql.NullInt64{Int64: created, Valid: true}), turnID
-	return p, true, nil
-}
-
 // NextDue returns when agent's earliest turn that is not due at now falls due; zero when
 // none waits.
 func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Time, error) {
@@ -218,24 +235,33 @@ func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Ti
 	if err := db.pool.QueryRow(ctx, queryDueAt, agent, now.UnixMilli()).Scan(&due); err != nil {
 		return time.Time{}, fail(ctx, err, "next due turn of %s", agent)
 	}
-	return fromMillis(due), nil
+	return storecodec.FromMillis(due), nil
 }
 
 // insertTurnTx queues t for agent inside tx and returns its id; the other instances are
 // notified when tx commits.
 func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah.Turn) (int64, error) {
-	buttons, err := buttonsColumn(t.Buttons)
+	q, args, err := db.insertTurnArgs(agent, t)
 	if err != nil {
 		return 0, err
 	}
-	var id int64
-	err = tx.QueryRow(ctx, insertTurn, agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
-		int64(t.ReplyTo), orNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
-		buttons, int64(t.Edit), notBeforeMillis(t.Due)).Scan(&id)
+	return execBatch(ctx, tx, &pgx.Batch{}, q, args)
+}
+
+// insertTurnArgs is the statement that queues t for agent, and its arguments: with several
+// instances, the statement also notifies the others in the same round trip.
+func (db *DB) insertTurnArgs(agent string, t mynah.Turn) (string, []any, error) {
+	buttons, err := storecodec.ButtonsColumn(t.Buttons)
 	if err != nil {
-		return 0, err
+		return "", nil, err
 	}
-	return id, db.notifyWork(ctx, tx, agent)
+	q := insertTurn
+	if db.claims != nil {
+		q = insertTurnNotify
+	}
+	return q, []any{agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
+		int64(t.ReplyTo), storecodec.OrNow(t.Created, db.now).UnixMilli(), notBeforeMillis(t.NotBefore),
+		buttons, int64(t.Edit), notBeforeMillis(t.Due)}, nil
 }
 
 // SetPreview records msg as the message previewing the turn's answer.

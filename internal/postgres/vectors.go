@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 // vectorLookback is how far behind its cursor PendingVectors looks again for messages of
@@ -83,7 +84,7 @@ func (db *DB) PendingVectors(ctx context.Context, agent, model string, limit int
 			return nil, 0, fail(ctx, err, "pending vectors")
 		}
 		r.item.Kind, r.item.Chat = mynah.VectorMessage, mynah.ChatID(chat)
-		r.item.Time = fromMillis(sql.NullInt64{Int64: ms, Valid: true})
+		r.item.Time = storecodec.FromMillis(sql.NullInt64{Int64: ms, Valid: true})
 		read = append(read, r)
 	}
 	rows.Close()
@@ -134,7 +135,7 @@ func (db *DB) SaveVectors(ctx context.Context, agent, model string, items []myna
 				return err
 			}
 			if _, err := tx.Exec(ctx, insertVectorItem, agent, model, string(it.Kind), int64(it.Chat), it.ID,
-				millis(it.Time).Int64, id); err != nil {
+				storecodec.Millis(it.Time).Int64, id); err != nil {
 				return err
 			}
 		}
@@ -173,7 +174,7 @@ func (db *DB) LoadVectors(ctx context.Context, s mynah.VectorScope) ([]mynah.Sto
 		if err := sc.Scan(&v.Seq, &chat, &v.ID, &ms, &data); err != nil {
 			return v, err
 		}
-		v.Chat, v.Time = mynah.ChatID(chat), fromMillis(sql.NullInt64{Int64: ms, Valid: true})
+		v.Chat, v.Time = mynah.ChatID(chat), storecodec.FromMillis(sql.NullInt64{Int64: ms, Valid: true})
 		var err error
 		v.Vector, err = decodeVector(data)
 		return v, err

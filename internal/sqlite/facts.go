@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 var _ mynah.Facts = (*DB)(nil)
@@ -52,7 +53,7 @@ func (db *DB) AddFact(ctx context.Context, f mynah.Fact, maxFacts int) (mynah.Fa
 	if maxFacts <= 0 {
 		maxFacts = mynah.DefaultMaxFacts
 	}
-	f.Created = orNow(f.Created, db.now).Truncate(time.Millisecond).UTC()
+	f.Created = storecodec.OrNow(f.Created, db.now).Truncate(time.Millisecond).UTC()
 	var added bool
 	err := db.inTx(ctx, func(tx *txn) error {
 		old, err := scanFact(tx.queryRow(ctx, db.stmts.queryFactNorm, f.Agent, int64(f.User), norm))
@@ -224,7 +225,7 @@ func scanFact(row interface{ Scan(...any) error }) (mynah.Fact, error) {
 	if err := row.Scan(&f.ID, &f.Agent, &user, &f.Text, &chat, &msg, &f.Scope, &created); err != nil {
 		return mynah.Fact{}, err
 	}
-	f.User, f.Chat, f.Message, f.Created = mynah.UserID(user), mynah.ChatID(chat), mynah.MessageID(msg), fromMillis(created)
+	f.User, f.Chat, f.Message, f.Created = mynah.UserID(user), mynah.ChatID(chat), mynah.MessageID(msg), storecodec.FromMillis(created)
 	return f, nil
 }
 

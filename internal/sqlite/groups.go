@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 var _ mynah.GroupApprovals = (*DB)(nil)
@@ -61,7 +62,7 @@ func (db *DB) GroupAdded(ctx context.Context, agent string, chat mynah.Chat, by 
 		return fmt.Errorf("sqlite: group added: agent and chat are required")
 	}
 	_, err := db.write.ExecContext(ctx, upsertGroupAdded, agent, int64(chat.ID), chat.Title, int64(by.ID),
-		by.FirstName, by.LastName, by.Username, orNow(when, db.now).UnixMilli())
+		by.FirstName, by.LastName, by.Username, storecodec.OrNow(when, db.now).UnixMilli())
 	if err != nil {
 		return fail(ctx, err, "record who added %s to group %d", agent, chat.ID)
 	}
@@ -75,7 +76,7 @@ func (db *DB) ApproveGroup(ctx context.Context, agent string, chat mynah.ChatID,
 	}
 	var g mynah.GroupApproval
 	err := db.inTx(ctx, func(tx *txn) error {
-		if _, err := tx.ExecContext(ctx, upsertGroupApproved, agent, int64(chat), orNow(now, db.now).UnixMilli(), int64(by)); err != nil {
+		if _, err := tx.ExecContext(ctx, upsertGroupApproved, agent, int64(chat), storecodec.OrNow(now, db.now).UnixMilli(), int64(by)); err != nil {
 			return err
 		}
 		var err error
@@ -93,7 +94,7 @@ func (db *DB) NoticeGroup(ctx context.Context, agent string, chat mynah.Chat, no
 	if agent == "" || chat.ID == 0 {
 		return false, fmt.Errorf("sqlite: notice group: agent and chat are required")
 	}
-	res, err := db.write.ExecContext(ctx, upsertGroupNoticed, agent, int64(chat.ID), chat.Title, orNow(now, db.now).UnixMilli())
+	res, err := db.write.ExecContext(ctx, upsertGroupNoticed, agent, int64(chat.ID), chat.Title, storecodec.OrNow(now, db.now).UnixMilli())
 	if err != nil {
 		return false, fail(ctx, err, "notice group %d of %s", chat.ID, agent)
 	}
@@ -144,6 +145,6 @@ func scanGroup(row rowScanner) (mynah.GroupApproval, error) {
 		return mynah.GroupApproval{}, err
 	}
 	g.Chat.ID, g.AddedBy.ID, g.ApprovedBy = mynah.ChatID(chat), mynah.UserID(by), mynah.UserID(approvedBy)
-	g.Added, g.Approved, g.Noticed = fromMillis(added), fromMillis(approved), fromMillis(noticed)
+	g.Added, g.Approved, g.Noticed = storecodec.FromMillis(added), storecodec.FromMillis(approved), storecodec.FromMillis(noticed)
 	return g, nil
 }

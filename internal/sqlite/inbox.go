@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -99,7 +100,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 			return nil
 		}
 		if in.Reset {
-			started := orNow(in.Message.Time, db.now)
+			started := storecodec.OrNow(in.Message.Time, db.now)
 			if _, err := tx.exec(ctx, db.stmts.insertSession, agent, int64(chat.ID), in.Message.ThreadID,
 				int64(in.Message.ID), started.UnixMilli()); err != nil {
 				return err
@@ -116,7 +117,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 				}
 			}
 			queued = *t
-			queued.Agent, queued.Chat, queued.Created = agent, tc, orNow(t.Created, db.now)
+			queued.Agent, queued.Chat, queued.Created = agent, tc, storecodec.OrNow(t.Created, db.now)
 			if queued.ID, err = db.insertTurnTx(ctx, tx, agent, queued); err != nil {
 				return err
 			}

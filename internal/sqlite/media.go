@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 var (
@@ -77,7 +78,7 @@ func scanMediaNote(s scanner) (mynah.MediaNote, error) {
 	)
 	err := s.Scan(&n.UniqueID, &kind, &n.SetName, &n.Emoji, &status, &n.Description, &n.Problem, &n.Source,
 		&n.Attempts, &updated)
-	n.Kind, n.Status, n.Updated = mynah.MediaKind(kind), mynah.MediaStatus(status), fromMillis(updated)
+	n.Kind, n.Status, n.Updated = mynah.MediaKind(kind), mynah.MediaStatus(status), storecodec.FromMillis(updated)
 	return n, err
 }
 
@@ -93,7 +94,7 @@ func (db *DB) PutMediaNote(ctx context.Context, n mynah.MediaNote) error {
 	}
 	err := db.inTx(ctx, func(tx *txn) error {
 		_, err := tx.exec(ctx, db.stmts.upsertMediaNote, n.UniqueID, string(n.Kind), n.SetName, n.Emoji, string(n.Status),
-			n.Description, n.Problem, n.Source, n.Attempts, orNow(n.Updated, db.now).UnixMilli())
+			n.Description, n.Problem, n.Source, n.Attempts, storecodec.OrNow(n.Updated, db.now).UnixMilli())
 		return err
 	})
 	if err != nil {
@@ -184,7 +185,7 @@ func (db *DB) PendingMedia(ctx context.Context, now time.Time, limit int) ([]myn
 		if err := rows.Scan(&w.Agent, &chat, &id, &due); err != nil {
 			return nil, fail(ctx, err, "pending media")
 		}
-		w.Chat, w.Message, w.Due = mynah.ChatID(chat), mynah.MessageID(id), fromMillis(due)
+		w.Chat, w.Message, w.Due = mynah.ChatID(chat), mynah.MessageID(id), storecodec.FromMillis(due)
 		out = append(out, w)
 	}
 	if err := rows.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 // messageColumns are the columns scanMessage reads, from messages m joined with chats c.
@@ -113,19 +114,19 @@ func scanMessage(agent string, s scanner) (mynah.Message, error) {
 		forum                bool
 		chatType             string
 		at, edited           sql.NullInt64
-		j                    messageJSON
+		j                    storecodec.MessageJSON
 	)
 	err := s.Scan(&chatID, &id, &m.ThreadID,
 		&senderID, &m.Sender.FirstName, &m.Sender.LastName, &m.Sender.Username, &senderBot,
-		&at, &edited, &m.Text, &j.entities, &j.replyTo, &j.forward, &j.media, &outgoing,
+		&at, &edited, &m.Text, &j.Entities, &j.ReplyTo, &j.Forward, &j.Media, &outgoing,
 		&chatType, &m.Chat.Title, &m.Chat.Username, &forum)
 	if err != nil {
 		return mynah.Message{}, err
 	}
 	m.Chat.ID, m.Chat.Type, m.Chat.IsForum = mynah.ChatID(chatID), mynah.ChatType(chatType), forum
 	m.ID, m.Sender.ID, m.Sender.IsBot, m.Outgoing = mynah.MessageID(id), mynah.UserID(senderID), senderBot, outgoing
-	m.Time, m.Edited = fromMillis(at), fromMillis(edited)
-	if err := decodeMessageJSON(&m, j); err != nil {
+	m.Time, m.Edited = storecodec.FromMillis(at), storecodec.FromMillis(edited)
+	if err := storecodec.DecodeMessage(&m, j); err != nil {
 		return mynah.Message{}, err
 	}
 	return m, nil
@@ -145,14 +146,14 @@ func (db *DB) storeMessage(ctx context.Context, tx *txn, agent string, chat myna
 // insertMessage is storeMessage without the media queue: imported messages carry no file
 // ids the agent's bot could download.
 func (db *DB) insertMessage(ctx context.Context, tx *txn, agent string, chat mynah.ChatID, m *mynah.Message) (bool, error) {
-	j, err := encodeMessageJSON(m)
+	j, err := storecodec.EncodeMessage(m)
 	if err != nil {
 		return false, err
 	}
 	s := m.Sender
 	res, err := tx.exec(ctx, db.stmts.insertMessage, agent, int64(chat), int64(m.ID), m.ThreadID,
 		int64(s.ID), s.FirstName, s.LastName, s.Username, boolInt(s.IsBot),
-		millis(m.Time).Int64, millis(m.Edited), m.Text, j.entities, j.replyTo, j.forward, j.media,
+		storecodec.Millis(m.Time).Int64, storecodec.Millis(m.Edited), m.Text, j.Entities, j.ReplyTo, j.Forward, j.Media,
 		boolInt(m.Outgoing), db.now().UnixMilli())
 	if err != nil {
 		return false, err
@@ -166,12 +167,12 @@ func (db *DB) insertMessage(ctx context.Context, tx *txn, agent string, chat myn
 // message never stored stores the edited message.
 func (db *DB) editMessage(ctx context.Context, tx *txn, agent string, chat mynah.ChatID, m *mynah.Message) error {
 	e := *m
-	e.Edited = orNow(e.Edited, db.now)
-	j, err := encodeMessageJSON(&e)
+	e.Edited = storecodec.OrNow(e.Edited, db.now)
+	j, err := storecodec.EncodeMessage(&e)
 	if err != nil {
 		return err
 	}
-	res, err := tx.exec(ctx, db.stmts.updateEdited, e.Text, j.entities, j.media, millis(e.Edited),
+	res, err := tx.exec(ctx, db.stmts.updateEdited, e.Text, j.Entities, j.Media, storecodec.Millis(e.Edited),
 		agent, int64(chat), int64(e.ID))
 	if err != nil {
 		return err

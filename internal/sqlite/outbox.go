@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 // partColumns are the columns scanPart reads from outbox.
@@ -63,8 +64,8 @@ func scanPart(s scanner, p *mynah.OutPart, more ...any) error {
 		return err
 	}
 	p.TurnID = turn.Int64
-	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), fromMillis(created)
-	return decodeTask(p, kind, task)
+	p.Chat, p.ReplyTo, p.Created = mynah.ChatID(chat), mynah.MessageID(replyTo), storecodec.FromMillis(created)
+	return storecodec.DecodeTask(p, kind, task)
 }
 
 // storedPart returns agent's part with key as stored, and whether it is still pending
@@ -135,7 +136,7 @@ func (db *DB) markSentTx(ctx context.Context, tx *txn, partID int64, agent strin
 		return err
 	}
 	m := sent
-	m.Agent, m.Outgoing, m.Time = agent, true, orNow(m.Time, db.now)
+	m.Agent, m.Outgoing, m.Time = agent, true, storecodec.OrNow(m.Time, db.now)
 	if m.Chat.ID == 0 {
 		m.Chat.ID = chat
 	}

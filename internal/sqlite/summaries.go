@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 var _ mynah.Summaries = (*DB)(nil)
@@ -61,7 +62,7 @@ func (db *DB) AddSummary(ctx context.Context, s mynah.Summary) (mynah.Summary, b
 	case s.First > s.Last:
 		return mynah.Summary{}, false, fmt.Errorf("sqlite: add summary: first message %d after last %d", s.First, s.Last)
 	}
-	s.Created = orNow(s.Created, db.now).Truncate(time.Millisecond).UTC()
+	s.Created = storecodec.OrNow(s.Created, db.now).Truncate(time.Millisecond).UTC()
 	s.From, s.To = s.From.Truncate(time.Millisecond).UTC(), s.To.Truncate(time.Millisecond).UTC()
 	var added bool
 	err := db.inTx(ctx, func(tx *txn) error {
@@ -119,7 +120,7 @@ func (db *DB) LatestSummary(ctx context.Context, agent string, chat mynah.ChatID
 func (db *DB) ClaimFlush(ctx context.Context, agent string, chat mynah.ChatID, thread int64, first mynah.MessageID, now time.Time) (bool, error) {
 	var claimed bool
 	err := db.inTx(ctx, func(tx *txn) error {
-		res, err := tx.exec(ctx, db.stmts.insertFlush, agent, int64(chat), thread, int64(first), orNow(now, db.now).UnixMilli())
+		res, err := tx.exec(ctx, db.stmts.insertFlush, agent, int64(chat), thread, int64(first), storecodec.OrNow(now, db.now).UnixMilli())
 		if err != nil {
 			return err
 		}
@@ -282,7 +283,7 @@ func scanSummary(s scanner) (mynah.Summary, error) {
 		return mynah.Summary{}, err
 	}
 	sum.Chat, sum.Kind, sum.First, sum.Last = mynah.ChatID(chat), mynah.SummaryKind(kind), mynah.MessageID(first), mynah.MessageID(last)
-	sum.From, sum.To, sum.Created = fromMillis(from), fromMillis(to), fromMillis(created)
+	sum.From, sum.To, sum.Created = storecodec.FromMillis(from), storecodec.FromMillis(to), storecodec.FromMillis(created)
 	return sum, nil
 }
 

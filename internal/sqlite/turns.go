@@ -3,12 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -43,15 +43,11 @@ func (db *DB) PendingTurns(ctx context.Context, agent string, now time.Time, lim
 			&buttons, &edit, &due, &preview); err != nil {
 			return nil, fail(ctx, err, "pending turns of %s", agent)
 		}
-		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), fromMillis(created)
-		t.NotBefore, t.Due, t.Edit = fromMillis(sql.NullInt64{Int64: notBefore, Valid: true}), fromMillis(sql.NullInt64{Int64: due, Valid: true}), mynah.MessageID(edit)
+		t.Chat, t.Target, t.ReplyTo, t.Created = mynah.ChatID(chat), mynah.MessageID(target), mynah.MessageID(replyTo), storecodec.FromMillis(created)
+		t.NotBefore, t.Due, t.Edit = storecodec.FromMillis(sql.NullInt64{Int64: notBefore, Valid: true}), storecodec.FromMillis(sql.NullInt64{Int64: due, Valid: true}), mynah.MessageID(edit)
 		t.Preview = mynah.MessageID(preview)
-		if buttons.Valid {
-			var rows [][]buttonJSON
-			if err := json.Unmarshal([]byte(buttons.String), &rows); err != nil {
-				return nil, fail(ctx, fmt.Errorf("turn %d: buttons: %w", t.ID, err), "pending turns of %s", agent)
-			}
-			t.Buttons = decodeButtons(rows)
+		if t.Buttons, err = storecodec.DecodeButtons(buttons); err != nil {
+			return nil, fail(ctx, fmt.Errorf("turn %d: buttons: %w", t.ID, err), "pending turns of %s", agent)
 		}
 		out = append(out, t)
 	}
@@ -137,14 +133,14 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 func (db *DB) recordOutcome(ctx context.Context, tx *txn, turnID int64, agent string, o mynah.TurnOutcome) error {
 	for _, u := range o.Usage {
 		if _, err := tx.exec(ctx, db.stmts.insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
-			u.CachedTokens, orNow(u.Time, db.now).UnixMilli()); err != nil {
+			u.CachedTokens, storecodec.OrNow(u.Time, db.now).UnixMilli()); err != nil {
 			return err
 		}
 	}
 	if rec := o.Prompt; rec != nil {
 		u := rec.Usage
 		if _, err := tx.exec(ctx, db.stmts.upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
-			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, orNow(rec.Time, db.now).UnixMilli()); err != nil {
+			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, storecodec.OrNow(rec.Time, db.now).UnixMilli()); err != nil {
 			return err
 		}
 	}
@@ -170,8 +166,8 @@ func (db *DB) enqueuePart(ctx context.Context, tx *txn, turnID int64, agent stri
 	if p.Chat == 0 {
 		p.Chat, p.ThreadID = chat, thread
 	}
-	created := orNow(p.Created, db.now).UnixMilli()
-	task, err := encodeTask(p)
+	created := storecodec.OrNow(p.Created, db.now).UnixMilli()
+	task, err := storecodec.EncodeTask(p)
 	if err != nil {
 		return mynah.OutPart{}, false, err
 	}
@@ -195,6 +191,6 @@ func (db *DB) enqueuePart(ctx context.Context, tx *txn, turnID int64, agent stri
 	if p.ID, err = res.LastInsertId(); err != nil {
 		return mynah.OutPart{}, false, err
 	}
-	p.Agent, p.Created, p.TurnID = agent, fromMillis(sql.NullInt64{Int64: created, Valid: true}), turnID
+	p.Agent, p.Created, p.TurnID = agent, storecodec.FromMillis(sql.NullInt64{Int64: created, Valid: true}), turnID
 	return p, true, nil
 }

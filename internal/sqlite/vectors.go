@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
 const (
@@ -64,7 +65,7 @@ func (db *DB) PendingVectors(ctx context.Context, agent, model string, limit int
 		if a != agent || strings.TrimSpace(it.Text) == "" {
 			continue
 		}
-		it.Kind, it.Time = mynah.VectorMessage, fromMillis(sql.NullInt64{Int64: ms, Valid: true})
+		it.Kind, it.Time = mynah.VectorMessage, storecodec.FromMillis(sql.NullInt64{Int64: ms, Valid: true})
 		items = append(items, it)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
@@ -102,7 +103,7 @@ func (db *DB) SaveVectors(ctx context.Context, agent, model string, items []myna
 				return err
 			}
 			if _, err := tx.exec(ctx, db.stmts.insertVectorItem, agent, model, string(it.Kind), int64(it.Chat), it.ID,
-				millis(it.Time).Int64, id); err != nil {
+				storecodec.Millis(it.Time).Int64, id); err != nil {
 				return err
 			}
 		}
@@ -143,7 +144,7 @@ func (db *DB) LoadVectors(ctx context.Context, s mynah.VectorScope) ([]mynah.Sto
 		if err := rows.Scan(&v.Seq, &v.Chat, &v.ID, &ms, &data); err != nil {
 			return nil, fail(ctx, err, "load vectors")
 		}
-		v.Time = fromMillis(sql.NullInt64{Int64: ms, Valid: true})
+		v.Time = storecodec.FromMillis(sql.NullInt64{Int64: ms, Valid: true})
 		if v.Vector, err = decodeVector(data); err != nil {
 			return nil, fail(ctx, err, "load vectors")
 		}

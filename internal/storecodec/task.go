@@ -1,4 +1,4 @@
-package postgres
+package storecodec
 
 import (
 	"database/sql"
@@ -28,8 +28,8 @@ type (
 	}
 )
 
-// encodeTask returns the task column of p: NULL when p is a plain send.
-func encodeTask(p mynah.OutPart) (sql.NullString, error) {
+// EncodeTask returns the task column of p: NULL when p is a plain send.
+func EncodeTask(p mynah.OutPart) (sql.NullString, error) {
 	t := taskJSON{
 		StickerSet: p.StickerSet, Emoji: p.Emoji, Target: int64(p.Target),
 		WaitMillis: p.Wait.Milliseconds(), DependsOn: p.DependsOn,
@@ -46,8 +46,8 @@ func encodeTask(p mynah.OutPart) (sql.NullString, error) {
 	return sql.NullString{String: string(b), Valid: true}, err
 }
 
-// decodeTask fills p's task fields from its kind and task columns.
-func decodeTask(p *mynah.OutPart, kind string, task sql.NullString) error {
+// DecodeTask fills p's task fields from its kind and task columns.
+func DecodeTask(p *mynah.OutPart, kind string, task sql.NullString) error {
 	if kind != string(mynah.TaskSend) {
 		p.Kind = mynah.TaskKind(kind)
 	}
@@ -80,6 +80,18 @@ func encodeButtons(rows [][]mynah.Button) [][]buttonJSON {
 	return out
 }
 
+// DecodeButtons reads a buttons column written by ButtonsColumn; NULL reads as no keyboard.
+func DecodeButtons(col sql.NullString) ([][]mynah.Button, error) {
+	if !col.Valid {
+		return nil, nil
+	}
+	var rows [][]buttonJSON
+	if err := json.Unmarshal([]byte(col.String), &rows); err != nil {
+		return nil, err
+	}
+	return decodeButtons(rows), nil
+}
+
 func decodeButtons(rows [][]buttonJSON) [][]mynah.Button {
 	if len(rows) == 0 {
 		return nil
@@ -93,8 +105,8 @@ func decodeButtons(rows [][]buttonJSON) [][]mynah.Button {
 	return out
 }
 
-// buttonsColumn is the buttons column of turns: NULL when there is no keyboard.
-func buttonsColumn(rows [][]mynah.Button) (sql.NullString, error) {
+// ButtonsColumn is the buttons column of turns: NULL when there is no keyboard.
+func ButtonsColumn(rows [][]mynah.Button) (sql.NullString, error) {
 	if len(rows) == 0 {
 		return sql.NullString{}, nil
 	}

@@ -1,4 +1,9 @@
-package postgres
+// Package storecodec is how the stores write the parts of the domain that have no column of
+// their own: times as Unix milliseconds and the JSON columns of messages, turns and outbox
+// parts. Both stores (sqlite, postgres) use it, so a row copied from one to the other reads
+// the same. The JSON shapes are not the domain types, so that renaming a Go field never
+// changes how stored rows read; their names are stable on disk.
+package storecodec
 
 import (
 	"database/sql"
@@ -8,25 +13,25 @@ import (
 	"github.com/mynah-ai/mynah"
 )
 
-// millis stores t as Unix milliseconds; the zero time is NULL.
-func millis(t time.Time) sql.NullInt64 {
+// Millis stores t as Unix milliseconds; the zero time is NULL.
+func Millis(t time.Time) sql.NullInt64 {
 	if t.IsZero() {
 		return sql.NullInt64{}
 	}
 	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
 }
 
-// fromMillis reads a time stored by millis, in UTC. NULL and 0 read as the zero time: no
+// FromMillis reads a time stored by Millis, in UTC. NULL and 0 read as the zero time: no
 // Telegram timestamp is the Unix epoch itself.
-func fromMillis(ms sql.NullInt64) time.Time {
+func FromMillis(ms sql.NullInt64) time.Time {
 	if !ms.Valid || ms.Int64 == 0 {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms.Int64).UTC()
 }
 
-// orNow returns t, or now when t is zero.
-func orNow(t time.Time, now func() time.Time) time.Time {
+// OrNow returns t, or now when t is zero.
+func OrNow(t time.Time, now func() time.Time) time.Time {
 	if t.IsZero() {
 		return now()
 	}
@@ -105,14 +110,15 @@ func jsonColumn(empty bool, v any) (sql.NullString, error) {
 	return sql.NullString{String: string(b), Valid: true}, nil
 }
 
-// messageJSON holds the JSON columns of one message.
-type messageJSON struct {
-	entities, replyTo, forward, media sql.NullString
+// MessageJSON holds the JSON columns of one message; NULL where the message has none.
+type MessageJSON struct {
+	Entities, ReplyTo, Forward, Media sql.NullString
 }
 
-func encodeMessageJSON(m *mynah.Message) (messageJSON, error) {
+// EncodeMessage returns the JSON columns of m.
+func EncodeMessage(m *mynah.Message) (MessageJSON, error) {
 	var (
-		out messageJSON
+		out MessageJSON
 		err error
 	)
 	ents := make([]entityJSON, len(m.Entities))
@@ -126,29 +132,29 @@ func encodeMessageJSON(m *mynah.Message) (messageJSON, error) {
 			ents[i].User = u
 		}
 	}
-	if out.entities, err = jsonColumn(len(ents) == 0, ents); err != nil {
+	if out.Entities, err = jsonColumn(len(ents) == 0, ents); err != nil {
 		return out, err
 	}
 	var reply *replyJSON
 	if r := m.ReplyTo; r != nil {
 		reply = &replyJSON{ID: int64(r.ID), Sender: toUserJSON(r.Sender), Text: r.Text}
 	}
-	if out.replyTo, err = jsonColumn(reply == nil, reply); err != nil {
+	if out.ReplyTo, err = jsonColumn(reply == nil, reply); err != nil {
 		return out, err
 	}
 	var fwd *forwardJSON
 	if f := m.Forward; f != nil {
 		fwd = &forwardJSON{Kind: f.Kind, From: toUserJSON(f.From), Name: f.Name,
-			ChatID: int64(f.ChatID), MessageID: int64(f.MessageID), Date: millis(f.Date).Int64}
+			ChatID: int64(f.ChatID), MessageID: int64(f.MessageID), Date: Millis(f.Date).Int64}
 	}
-	if out.forward, err = jsonColumn(fwd == nil, fwd); err != nil {
+	if out.Forward, err = jsonColumn(fwd == nil, fwd); err != nil {
 		return out, err
 	}
 	media := make([]mediaJSON, len(m.Media))
 	for i, md := range m.Media {
 		media[i] = mediaJSONOf(md)
 	}
-	out.media, err = jsonColumn(len(media) == 0, media)
+	out.Media, err = jsonColumn(len(media) == 0, media)
 	return out, err
 }
 
@@ -158,10 +164,11 @@ func mediaJSONOf(m mynah.Media) mediaJSON {
 		Duration: m.Duration, Size: m.Size, Description: m.Description}
 }
 
-func decodeMessageJSON(m *mynah.Message, j messageJSON) error {
-	if j.entities.Valid {
+// DecodeMessage fills m's entities, reply, forward and media from its JSON columns.
+func DecodeMessage(m *mynah.Message, j MessageJSON) error {
+	if j.Entities.Valid {
 		var ents []entityJSON
-		if err := json.Unmarshal([]byte(j.entities.String), &ents); err != nil {
+		if err := json.Unmarshal([]byte(j.Entities.String), &ents); err != nil {
 			return err
 		}
 		m.Entities = make([]mynah.Entity, len(ents))
@@ -173,32 +180,45 @@ func decodeMessageJSON(m *mynah.Message, j messageJSON) error {
 			}
 		}
 	}
-	if j.replyTo.Valid {
+	if j.ReplyTo.Valid {
 		var r replyJSON
-		if err := json.Unmarshal([]byte(j.replyTo.String), &r); err != nil {
+		if err := json.Unmarshal([]byte(j.ReplyTo.String), &r); err != nil {
 			return err
 		}
 		m.ReplyTo = &mynah.ReplyRef{ID: mynah.MessageID(r.ID), Sender: r.Sender.user(), Text: r.Text}
 	}
-	if j.forward.Valid {
+	if j.Forward.Valid {
 		var f forwardJSON
-		if err := json.Unmarshal([]byte(j.forward.String), &f); err != nil {
+		if err := json.Unmarshal([]byte(j.Forward.String), &f); err != nil {
 			return err
 		}
 		m.Forward = &mynah.Forward{Kind: f.Kind, From: f.From.user(), Name: f.Name, ChatID: mynah.ChatID(f.ChatID),
-			MessageID: mynah.MessageID(f.MessageID), Date: fromMillis(sql.NullInt64{Int64: f.Date, Valid: true})}
+			MessageID: mynah.MessageID(f.MessageID), Date: FromMillis(sql.NullInt64{Int64: f.Date, Valid: true})}
 	}
-	if j.media.Valid {
-		var media []mediaJSON
-		if err := json.Unmarshal([]byte(j.media.String), &media); err != nil {
+	if j.Media.Valid {
+		media, err := DecodeMedia(j.Media)
+		if err != nil {
 			return err
 		}
-		m.Media = make([]mynah.Media, len(media))
-		for i, md := range media {
-			m.Media[i] = mynah.Media{Kind: mynah.MediaKind(md.Kind), FileID: md.FileID, FileUniqueID: md.FileUniqueID,
-				MimeType: md.MimeType, FileName: md.FileName, Emoji: md.Emoji, SetName: md.SetName, Width: md.Width,
-				Height: md.Height, Duration: md.Duration, Size: md.Size, Description: md.Description}
-		}
+		m.Media = media
 	}
 	return nil
+}
+
+// DecodeMedia reads a message's media column; NULL reads as none.
+func DecodeMedia(col sql.NullString) ([]mynah.Media, error) {
+	if !col.Valid {
+		return nil, nil
+	}
+	var media []mediaJSON
+	if err := json.Unmarshal([]byte(col.String), &media); err != nil {
+		return nil, err
+	}
+	out := make([]mynah.Media, len(media))
+	for i, md := range media {
+		out[i] = mynah.Media{Kind: mynah.MediaKind(md.Kind), FileID: md.FileID, FileUniqueID: md.FileUniqueID,
+			MimeType: md.MimeType, FileName: md.FileName, Emoji: md.Emoji, SetName: md.SetName, Width: md.Width,
+			Height: md.Height, Duration: md.Duration, Size: md.Size, Description: md.Description}
+	}
+	return out, nil
 }
