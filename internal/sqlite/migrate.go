@@ -52,8 +52,8 @@ func migrations() ([]migration, error) {
 }
 
 // schemaSnapshot is the schema (and seed rows) the migrations up to its version build,
-// written as one script by TestSchemaSnapshot (go test -run TestSchemaSnapshot -update
-// ./internal/sqlite after adding a migration). A new database runs it instead of every
+// written as one script by TestSchemaSnapshot (go test ./internal/sqlite -run TestSchemaSnapshot
+// -args -update after adding a migration). A new database runs it instead of every
 // migration: SQLite re-parses the whole schema after each ALTER TABLE of the migrations,
 // about half of what creating a database cost. Its first line is "-- version N".
 //
