@@ -53,11 +53,16 @@ type loadResult struct {
 	P50, P99   time.Duration // message sent to its reply received
 	AnonIdle   int           // RssAnon after start-up, kB
 	AnonAfter  int           // RssAnon after the load, kB
+	AnonQuiet  int           // RssAnon once the process was quiet for a few seconds after it, kB
 	RSSIdle    int           // VmRSS after start-up, kB
 	RSSAfter   int           // VmRSS after the load, kB
+	RSSQuiet   int           // VmRSS once quiet, kB
 	HWM        int           // VmHWM (peak VmRSS) after the load, kB
 	Throttled  int           // requests the fake provider refused with 429
 }
+
+// quietAfter is how long after the load the quiet figures are read.
+const quietAfter = 3 * time.Second
 
 func (r loadResult) cpuPerMessage() time.Duration { return r.CPU / time.Duration(r.Messages) }
 func (r loadResult) throughput() float64          { return float64(r.Messages) / r.Elapsed.Seconds() }
@@ -75,7 +80,8 @@ reports is what the serving process pays: --chats private chats each send --mess
 messages, each one when the reply to the previous arrived; every reply must arrive in
 order. Per run it reads from /proc: the time from start to the first getUpdates (on a
 first start, which creates the database, and on a restart, whose process the rest is of),
-CPU time per message, RssAnon and VmRSS idle (after start-up) and after the load, and VmHWM; and
+CPU time per message, RssAnon and VmRSS idle (after start-up), right after the load and 3 s
+later (what the process keeps between bursts), and VmHWM; and
 reports throughput and the latency of each message (sent to reply received). With
 several runs it prints min / median / max.
 
@@ -133,6 +139,8 @@ func writeLoad(w io.Writer, o loadRun, rs []loadResult) error {
 		{"RssAnon after (MB)", func(r loadResult) float64 { return float64(r.AnonAfter) }, func(v float64) string { return mb(int(v)) }},
 		{"VmRSS idle (MB)", func(r loadResult) float64 { return float64(r.RSSIdle) }, func(v float64) string { return mb(int(v)) }},
 		{"VmRSS after (MB)", func(r loadResult) float64 { return float64(r.RSSAfter) }, func(v float64) string { return mb(int(v)) }},
+		{"RssAnon 3 s after (MB)", func(r loadResult) float64 { return float64(r.AnonQuiet) }, func(v float64) string { return mb(int(v)) }},
+		{"VmRSS 3 s after (MB)", func(r loadResult) float64 { return float64(r.RSSQuiet) }, func(v float64) string { return mb(int(v)) }},
 		{"VmHWM (MB)", func(r loadResult) float64 { return float64(r.HWM) }, func(v float64) string { return mb(int(v)) }},
 		{"first start to getUpdates (ms)", func(r loadResult) float64 { return float64(r.FirstStart) }, func(v float64) string { return ms(time.Duration(v)) }},
 		{"restart to getUpdates (ms)", func(r loadResult) float64 { return float64(r.Start) }, func(v float64) string { return ms(time.Duration(v)) }},
@@ -254,6 +262,12 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 	}
 	res.CPU, res.Elapsed = after.cpu-idle.cpu, elapsed
 	res.AnonAfter, res.RSSAfter, res.HWM = after.anon, after.rss, after.hwm
+	time.Sleep(quietAfter) // what the process keeps between bursts (see trimAfterBursts)
+	quiet, err := readProc(pid)
+	if err != nil {
+		return fail(err)
+	}
+	res.AnonQuiet, res.RSSQuiet = quiet.anon, quiet.rss
 	slices.Sort(latencies)
 	pct := func(p float64) time.Duration { return latencies[int(float64(len(latencies)-1)*p)] }
 	res.P50, res.P99 = pct(0.50), pct(0.99)

@@ -127,7 +127,7 @@ func serve(ctx context.Context, cfg *config, opts serveOptions) error {
 	hc, m := httpClient(), metrics.New()
 	senses := media.New(db, log, nil) // every agent's media, described once per instance
 	cals, calls := tokens.NewCalibrations(db, log), newProviderLimits(cfg.Parallel)
-	work := append(storeWork(db, log), once(db, "media", senses.Run), cals.Run)
+	work := append(storeWork(db, log), once(db, "media", senses.Run), cals.Run, trimAfterBursts)
 	var procs []*agentProcess
 	crews, err := newCrews(cfg, db, log) // nil when no crew is configured
 	if err != nil {
