@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,13 @@ import (
 //     its stale answer is never enqueued.
 //   - Work nobody may do twice at once (each bot's long poll, media descriptions, memory
 //     upkeep) runs under Elect, in the instance holding that work's advisory lock.
+//   - A chat's claim is also a lease: each send renews it (Hold, just before the part
+//     goes to Telegram, which also checks the part is still pending), and a chat is
+//     taken over only once its owner is gone and its claim was last renewed more than
+//     lease ago. An instance whose presence lapsed (its connection cut) but which still
+//     holds a chat's work in memory therefore either sends within the lease it renewed,
+//     before anyone may take the chat, or finds at its next Hold that the chat is
+//     another's and drops the work; its stale parts are never sent after the new owner's.
 //   - A queued turn notifies the other instances (NOTIFY) so that the one holding its
 //     chat wakes at once; their runners also rescan every few seconds, the fallback when
 //     a notification is lost with a connection.
@@ -39,7 +47,8 @@ import (
 // claims is this instance's identity when several instances share the database; nil in
 // a store opened for one process (operator commands).
 type claims struct {
-	owner int64 // the key of this instance's presence lock
+	owner int64         // the key of this instance's presence lock
+	lease time.Duration // see defaultLease
 	mu    sync.Mutex
 	// presence holds the presence lock; Coordinate keeps it alive and listens on it.
 	presence  *pgx.Conn
@@ -71,7 +80,13 @@ func (c *claims) close() {
 }
 
 // errClaimLost refuses to finish a turn of a chat another instance took over.
-var errClaimLost = errors.New("the chat is served by another instance now")
+var errClaimLost = fmt.Errorf("finishing a turn: %w", mynah.ErrNotHeld)
+
+// defaultLease is how long a Hold keeps a chat from being taken over once its owner is
+// gone: it covers the moment from the Hold to the start of the send it guards, with a
+// wide margin for a stalled process, and it is what the users of a killed instance wait
+// at most, beyond the next scan, for their chats to be taken over.
+const defaultLease = 5 * time.Second
 
 // liveOwners is the CTE of the owners holding their presence lock: the instances alive.
 const liveOwners = `live AS (SELECT (l.classid::bigint << 32) | l.objid::bigint AS owner FROM pg_locks l
@@ -160,12 +175,15 @@ func (db *DB) live(ctx context.Context) ([]int64, time.Time, error) {
 	return owners, at, nil
 }
 
+// The scans count a claim as alive when it was made or renewed (Hold) less than the
+// lease before the reading of the presence locks: its owner was alive then, and may
+// still be sending under it.
 func (db *DB) claimedTurns(ctx context.Context, agent string, now time.Time, limit int) (pgx.Rows, error) {
 	owners, at, err := db.live(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return db.pool.Query(ctx, queryClaimedTurns, agent, db.claims.owner, now.UnixMilli(), limit, owners, at)
+	return db.pool.Query(ctx, queryClaimedTurns, agent, db.claims.owner, now.UnixMilli(), limit, owners, at.Add(-db.claims.lease))
 }
 
 func (db *DB) claimedParts(ctx context.Context, agent string, limit int) (pgx.Rows, error) {
@@ -173,7 +191,32 @@ func (db *DB) claimedParts(ctx context.Context, agent string, limit int) (pgx.Ro
 	if err != nil {
 		return nil, err
 	}
-	return db.pool.Query(ctx, queryClaimedParts, agent, db.claims.owner, limit, owners, at)
+	return db.pool.Query(ctx, queryClaimedParts, agent, db.claims.owner, limit, owners, at.Add(-db.claims.lease))
+}
+
+// holdPart renews the claim of a pending part's chat if this instance ($2) holds it.
+const holdPart = `UPDATE chat_claims c SET claimed_at = now() FROM outbox o
+	WHERE o.id = $1 AND o.sent_at IS NULL AND o.failed_at IS NULL
+		AND c.agent = o.agent AND c.chat_id = o.chat_id AND c.owner = $2`
+
+// Hold fails with an error wrapping mynah.ErrNotHeld unless this instance holds the chat
+// of the part and the part is pending; when it succeeds, it renewed the chat's lease, so
+// no other instance takes the chat over for the lease's length (see the scans above).
+// It is called just before each send: an instance cut off from the database meanwhile
+// cannot send what the chat's new owner sends. A store opened without Options.Serve
+// lets every send go ahead.
+func (db *DB) Hold(ctx context.Context, partID int64) error {
+	if db.claims == nil {
+		return nil
+	}
+	tag, err := db.pool.Exec(ctx, holdPart, partID, db.claims.owner)
+	if err != nil {
+		return fail(ctx, err, "hold part %d", partID)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: hold part %d: %w", partID, mynah.ErrNotHeld)
+	}
+	return nil
 }
 
 // checkClaim fails with errClaimLost when another live instance holds chat.
@@ -235,7 +278,7 @@ func (db *DB) notifyWork(ctx context.Context, tx pgx.Tx, agent string) error {
 func (db *DB) newClaims(ctx context.Context) (*claims, error) {
 	var b [8]byte
 	rand.Read(b[:])
-	c := &claims{owner: int64(binary.LittleEndian.Uint64(b[:]) >> 1)}
+	c := &claims{owner: int64(binary.LittleEndian.Uint64(b[:]) >> 1), lease: defaultLease}
 	conn, err := db.presenceConn(ctx, c.owner)
 	if err != nil {
 		return nil, err
@@ -268,7 +311,12 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 		return nil
 	}
 	c := db.claims
-	var schema string
+	var (
+		schema string
+		seen   []int64   // the instances alive at the last check
+		check  time.Time // when to check next
+		rescan time.Time // when to wake the runners for the chats of an instance gone
+	)
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		conn := c.conn()
@@ -302,7 +350,32 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 			c.listening = true
 		}
 		backoff = 100 * time.Millisecond
-		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if !rescan.IsZero() && !time.Now().Before(rescan) {
+			rescan = time.Time{}
+			wake("")
+		}
+		if !time.Now().Before(check) {
+			// Check the connection (and the lock with it) is still there, and whether an
+			// instance went: its chats may be taken over once their leases ran out, and
+			// nothing else may wake this one's runners for the parts it left.
+			var owners []int64
+			if err := conn.QueryRow(ctx, `WITH `+liveOwners+` SELECT array(SELECT owner FROM live)`).Scan(&owners); err != nil {
+				if ctx.Err() == nil {
+					db.log("presence: connection lost", err)
+					c.close()
+				}
+				continue
+			}
+			if slices.ContainsFunc(seen, func(o int64) bool { return !slices.Contains(owners, o) }) {
+				rescan = time.Now().Add(c.lease + liveEvery)
+			}
+			seen, check = owners, time.Now().Add(checkEvery)
+		}
+		until := check
+		if !rescan.IsZero() && rescan.Before(until) {
+			until = rescan
+		}
+		wait, cancel := context.WithDeadline(ctx, until)
 		n, err := conn.WaitForNotification(wait)
 		cancel()
 		switch {
@@ -310,13 +383,7 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 			if s, agent, ok := strings.Cut(n.Payload, " "); ok && s == schema {
 				wake(agent)
 			}
-		case ctx.Err() != nil:
-		case pgconn.Timeout(err):
-			// Quiet: check the connection (and the lock with it) is still there.
-			if _, err := conn.Exec(ctx, `SELECT 1`); err != nil && ctx.Err() == nil {
-				db.log("presence: connection lost", err)
-				c.close()
-			}
+		case ctx.Err() != nil, pgconn.Timeout(err):
 		default:
 			db.log("presence: connection lost", err)
 			c.close()
@@ -324,6 +391,9 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 	}
 	return nil
 }
+
+// checkEvery is how often Coordinate checks its connection and the instances alive.
+const checkEvery = 5 * time.Second
 
 // Elect runs fn while this instance holds the advisory lock of name (in its schema), so
 // that of the instances sharing the database exactly one runs it at a time; the others

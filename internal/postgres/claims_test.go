@@ -55,6 +55,7 @@ func chatsOf(ts []mynah.Turn) map[mynah.ChatID]int {
 func TestClaimsOneInstancePerChat(t *testing.T) {
 	dbs := instances(t, 2)
 	a, b := dbs[0], dbs[1]
+	b.claims.lease = 0 // no lease delays the takeover (TestClaimsHoldFences checks it)
 	queue(t, a, 1, 1)
 	queue(t, a, 2, 1)
 	ta, err := a.PendingTurns(t.Context(), "ada", time.Now(), 10)
@@ -88,16 +89,7 @@ func TestClaimsOneInstancePerChat(t *testing.T) {
 	// a's presence ends (its connection is cut, as by a network partition or its
 	// death): b takes chats 1 and 2 at its next scan, the part a did not send included.
 	stale := ta[1]
-	if _, err := b.pool.Exec(t.Context(), `SELECT pg_terminate_backend($1)`, a.claims.conn().PgConn().PID()); err != nil {
-		t.Fatal(err)
-	}
-	for range 100 { // the server ends the backend, and its lock, a moment later
-		var held bool
-		if err := b.pool.QueryRow(t.Context(), `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = $1)`, a.claims.owner).Scan(&held); err != nil || !held {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	cutOff(t, a, b)
 	// b reads who is alive at most every liveEvery: it takes over within that.
 	for start := time.Now(); time.Since(start) < 5*liveEvery; time.Sleep(50 * time.Millisecond) {
 		if tb, err = b.PendingTurns(t.Context(), "ada", time.Now(), 10); err != nil {
@@ -121,11 +113,81 @@ func TestClaimsOneInstancePerChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.claims.presence = conn
-	if _, err := a.FinishTurn(t.Context(), stale.ID, []mynah.OutPart{{Key: "stale", Plain: "late"}}); !errors.Is(err, errClaimLost) {
+	if _, err := a.FinishTurn(t.Context(), stale.ID, []mynah.OutPart{{Key: "stale", Plain: "late"}}); !errors.Is(err, errClaimLost) || !errors.Is(err, mynah.ErrNotHeld) {
 		t.Errorf("FinishTurn by the instance that lost the chat = %v, want %v", err, errClaimLost)
 	}
 	if _, err := b.FinishTurn(t.Context(), stale.ID, []mynah.OutPart{{Key: "fresh", Plain: "answer"}}); err != nil {
 		t.Errorf("FinishTurn by the new holder: %v", err)
+	}
+}
+
+// cutOff ends a's presence, as a network partition or its death would, and waits until
+// b sees it gone.
+func cutOff(t *testing.T, a, b *DB) {
+	t.Helper()
+	if _, err := b.pool.Exec(t.Context(), `SELECT pg_terminate_backend($1)`, a.claims.conn().PgConn().PID()); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 { // the server ends the backend, and its lock, a moment later
+		var held bool
+		if err := b.pool.QueryRow(t.Context(), `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = $1)`, a.claims.owner).Scan(&held); err != nil || !held {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.claims.mu.Lock()
+	b.claims.liveRead = time.Time{} // b's next scan reads who is alive
+	b.claims.mu.Unlock()
+}
+
+// TestClaimsHoldFences: an instance about to send a part holds its chat's lease, which
+// keeps the chat from being taken over even when the instance is cut off; once the lease
+// ran out another instance takes the chat, and the first may no longer send the part.
+// A part already sent may be sent by nobody.
+func TestClaimsHoldFences(t *testing.T) {
+	dbs := instances(t, 2)
+	a, b := dbs[0], dbs[1]
+	queue(t, a, 1, 1)
+	ta, err := a.PendingTurns(t.Context(), "ada", time.Now(), 10)
+	if err != nil || len(ta) != 1 {
+		t.Fatalf("PendingTurns = %v, %v; want the turn", ta, err)
+	}
+	parts, err := a.FinishTurn(t.Context(), ta[0].ID, []mynah.OutPart{{Key: "k1", Plain: "one"}})
+	if err != nil || len(parts) != 1 {
+		t.Fatalf("FinishTurn: %v, %v", parts, err)
+	}
+	p := parts[0]
+	if err := a.Hold(t.Context(), p.ID); err != nil {
+		t.Fatalf("Hold by the chat's holder: %v", err)
+	}
+	if err := b.Hold(t.Context(), p.ID); !errors.Is(err, mynah.ErrNotHeld) {
+		t.Errorf("Hold by another instance = %v, want ErrNotHeld", err)
+	}
+
+	cutOff(t, a, b)
+	b.claims.lease = time.Hour // a's Hold is recent: its lease runs
+	if pb, err := b.PendingParts(t.Context(), "ada", 10); err != nil || len(pb) != 0 {
+		t.Errorf("within the lease of a cut-off instance, another sees parts %v, %v; want none", pb, err)
+	}
+	if err := a.Hold(t.Context(), p.ID); err != nil {
+		t.Errorf("Hold by the cut-off holder within its lease: %v", err)
+	}
+	b.claims.lease = 0 // the lease ran out
+	b.claims.liveRead = time.Time{}
+	if pb, err := b.PendingParts(t.Context(), "ada", 10); err != nil || len(pb) != 1 {
+		t.Fatalf("once the lease ran out, another instance sees parts %v, %v; want the unsent one", pb, err)
+	}
+	if err := a.Hold(t.Context(), p.ID); !errors.Is(err, mynah.ErrNotHeld) {
+		t.Errorf("Hold by the instance that lost the chat = %v, want ErrNotHeld", err)
+	}
+	if err := b.Hold(t.Context(), p.ID); err != nil {
+		t.Errorf("Hold by the new holder: %v", err)
+	}
+	if err := b.MarkSent(t.Context(), p.ID, mynah.Message{ID: 900, Text: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Hold(t.Context(), p.ID); !errors.Is(err, mynah.ErrNotHeld) {
+		t.Errorf("Hold of a part already sent = %v, want ErrNotHeld", err)
 	}
 }
 
