@@ -175,6 +175,7 @@ func TestPostgresInstancesKilled(t *testing.T) {
 		stopUsers()
 		<-load.done
 	}
+	waitDrained(t, dsn)
 	for i, in := range insts {
 		in.stop(t)
 		insts[i] = nil
@@ -192,6 +193,27 @@ func TestPostgresInstancesKilled(t *testing.T) {
 	if strings.Contains(h.logs.String(), "WARNING: DATA RACE") {
 		t.Error("the race detector reported a data race in mynah")
 	}
+}
+
+// waitDrained waits until the database holds no work left to do: a part whose send was
+// not recorded (its MarkSent cut off with the connection) is sent again only after the
+// agent's task retry delay, and a clean stop does not wait that long.
+func waitDrained(t *testing.T, dsn string) {
+	t.Helper()
+	db, err := pgxpool.New(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var pending int
+	for deadline := time.Now().Add(crashDrain); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		must(t, db.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM turns WHERE done_at IS NULL) +
+			(SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL)`).Scan(&pending))
+		if pending == 0 {
+			return
+		}
+	}
+	t.Errorf("%d turns or parts still pending %v after the load ended", pending, crashDrain)
 }
 
 // checkInstances compares what the users sent and saw with the database: every message
