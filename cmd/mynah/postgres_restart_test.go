@@ -78,6 +78,9 @@ func (c *pgCluster) run(prog string, args ...string) {
 	}
 	cmd := exec.Command(name, argv...)
 	cmd.Dir = c.dir
+	// The server it starts inherits no pipe of ours (its output goes to -l's file), but
+	// should one be held, the test goes on once pg_ctl is done.
+	cmd.WaitDelay = 5 * time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "log"))
 		c.t.Fatalf("%s %s: %v\n%s\nserver log:\n%s", prog, strings.Join(args, " "), err, out, log)
@@ -86,7 +89,9 @@ func (c *pgCluster) run(prog string, args ...string) {
 
 // restart restarts the server in fast mode: every session is ended, what was committed is
 // written out, and the server starts again.
-func (c *pgCluster) restart() { c.run("pg_ctl", "-D", c.data(), "-w", "-m", "fast", "restart") }
+func (c *pgCluster) restart() {
+	c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "log"), "-w", "-m", "fast", "restart")
+}
 
 // pgVersion is the major version in a path like /usr/lib/postgresql/15/bin/initdb.
 func pgVersion(path string) int {
