@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -313,9 +312,7 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 	c := db.claims
 	var (
 		schema string
-		seen   []int64   // the instances alive at the last check
 		check  time.Time // when to check next
-		rescan time.Time // when to wake the runners for the chats of an instance gone
 	)
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
@@ -350,32 +347,24 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 			c.listening = true
 		}
 		backoff = 100 * time.Millisecond
-		if !rescan.IsZero() && !time.Now().Before(rescan) {
-			rescan = time.Time{}
-			wake("")
-		}
 		if !time.Now().Before(check) {
 			// Check the connection (and the lock with it) is still there, and whether an
-			// instance went: its chats may be taken over once their leases ran out, and
-			// nothing else may wake this one's runners for the parts it left.
-			var owners []int64
-			if err := conn.QueryRow(ctx, `WITH `+liveOwners+` SELECT array(SELECT owner FROM live)`).Scan(&owners); err != nil {
+			// instance that went left parts undelivered whose lease ran out: the runners
+			// read their outbox only when woken, and nothing else would wake them for it.
+			var orphans bool
+			if err := conn.QueryRow(ctx, queryOrphans, c.lease.Milliseconds()).Scan(&orphans); err != nil {
 				if ctx.Err() == nil {
 					db.log("presence: connection lost", err)
 					c.close()
 				}
 				continue
 			}
-			if slices.ContainsFunc(seen, func(o int64) bool { return !slices.Contains(owners, o) }) {
-				rescan = time.Now().Add(c.lease + liveEvery)
+			if orphans {
+				wake("")
 			}
-			seen, check = owners, time.Now().Add(checkEvery)
+			check = time.Now().Add(checkEvery)
 		}
-		until := check
-		if !rescan.IsZero() && rescan.Before(until) {
-			until = rescan
-		}
-		wait, cancel := context.WithDeadline(ctx, until)
+		wait, cancel := context.WithDeadline(ctx, check)
 		n, err := conn.WaitForNotification(wait)
 		cancel()
 		switch {
@@ -392,8 +381,16 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 	return nil
 }
 
-// checkEvery is how often Coordinate checks its connection and the instances alive.
+// checkEvery is how often Coordinate checks its connection and looks for orphans.
 const checkEvery = 5 * time.Second
+
+// queryOrphans reports pending parts of chats whose owner is gone and whose lease ($1,
+// in milliseconds) ran out: parts a killed instance left, which another instance takes
+// over when its runner reads the outbox. It walks the outbox_pending index only.
+const queryOrphans = `WITH ` + liveOwners + ` SELECT EXISTS (SELECT 1 FROM outbox o
+		JOIN chat_claims c ON c.agent = o.agent AND c.chat_id = o.chat_id
+		WHERE o.sent_at IS NULL AND o.failed_at IS NULL
+			AND c.owner NOT IN (SELECT owner FROM live) AND c.claimed_at < now() - $1 * interval '1 millisecond')`
 
 // Elect runs fn while this instance holds the advisory lock of name (in its schema), so
 // that of the instances sharing the database exactly one runs it at a time; the others

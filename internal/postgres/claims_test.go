@@ -325,3 +325,43 @@ func TestNotifyWakes(t *testing.T) {
 		}
 	}
 }
+
+// TestOrphansWake: when an instance goes leaving a part undelivered, another instance's
+// Coordinate wakes its runners (wake("")) once the lease ran out, so that they read the
+// outbox and take the part over; nothing else would tell them.
+func TestOrphansWake(t *testing.T) {
+	dbs := instances(t, 2)
+	a, b := dbs[0], dbs[1]
+	b.claims.lease = 0
+	queue(t, a, 1, 1)
+	ta, err := a.PendingTurns(t.Context(), "ada", time.Now(), 10)
+	if err != nil || len(ta) != 1 {
+		t.Fatalf("PendingTurns = %v, %v; want the turn", ta, err)
+	}
+	if _, err := a.FinishTurn(t.Context(), ta[0].ID, []mynah.OutPart{{Key: "k1", Plain: "one"}}); err != nil {
+		t.Fatal(err)
+	}
+	woke := make(chan string, 100)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- b.Coordinate(ctx, func(agent string) { woke <- agent }) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-woke:
+		t.Fatal("woken while the part's instance is alive")
+	case <-time.After(200 * time.Millisecond):
+	}
+	cutOff(t, a, b)
+	a.claims.close() // a is gone for good
+	select {
+	case agent := <-woke:
+		if agent != "" {
+			t.Errorf("woken for %q, want every agent", agent)
+		}
+	case <-time.After(3 * checkEvery):
+		t.Fatal("no wake for the part a gone instance left")
+	}
+	if pb, err := b.PendingParts(t.Context(), "ada", 10); err != nil || len(pb) != 1 {
+		t.Errorf("after the wake the instance reads parts %v, %v; want the one left", pb, err)
+	}
+}
