@@ -28,6 +28,7 @@ import (
 // message instead of answering every message a second time, while the first keeps
 // answering and offline commands keep working beside it.
 func TestSecondServeRefused(t *testing.T) {
+	sqliteOnly(t, "instances sharing a PostgreSQL database are meant to run together")
 	h := newHarness(t, harnessOptions{})
 	h.echo()
 	h.start()

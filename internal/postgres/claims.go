@@ -109,6 +109,8 @@ const (
 		SELECT $1, w.chat_id, $2::bigint, now() FROM work w
 		WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.chat_id = w.chat_id
 			AND (h.owner = $2 OR h.owner = ANY($5::bigint[]) OR h.claimed_at >= $6::timestamptz))
+			AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.agent = $1 AND o.chat_id = w.chat_id
+				AND o.sent_at IS NULL AND o.failed_at IS NULL)
 		ORDER BY w.chat_id
 		ON CONFLICT (agent, chat_id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
 		WHERE c.owner <> excluded.owner AND NOT (c.owner = ANY($5::bigint[]) OR c.claimed_at >= $6::timestamptz)
@@ -130,10 +132,11 @@ const (
 
 const (
 	// queryClaimedTurns claims the chats with due turns and returns the turns of those it
-	// holds, but for a chat it takes over only now that still has parts to deliver: a
-	// runner reads the outbox before the turns, and a chat's undelivered parts must go out
-	// before its next answer, so those turns wait for the next scan, which finds the chat's
-	// parts and turns together. Binds agent, owner, now, limit, live owners, their time.
+	// holds. It takes over no chat that still has parts to deliver (see claimTurnsCTE): a
+	// chat's undelivered parts must go out before its next answer, and a runner reads the
+	// outbox only when woken, so such a chat is taken over by a scan of the outbox
+	// (Coordinate wakes the runners for it), which finds its parts and turns together.
+	// Binds agent, owner, now, limit, live owners, their time.
 	queryClaimedTurns = `WITH work AS (SELECT DISTINCT chat_id FROM turns WHERE agent = $1 AND done_at IS NULL AND due <= $3), ` +
 		claimTurnsCTE + `
 		SELECT ` + turnColumns + ` FROM turns t
