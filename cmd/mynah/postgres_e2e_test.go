@@ -88,6 +88,33 @@ func (in *instance) stop(t *testing.T) {
 	}
 }
 
+// startInstances starts n instances of h's configuration, answering the crash test's
+// messages; those still in the returned slice are killed when t ends.
+func startInstances(t *testing.T, h *harness, n int) []*instance {
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		c, n, ok := crashAsked(r)
+		if !ok {
+			return llmtest.Reply{Text: "which message?"}
+		}
+		return llmtest.Reply{Text: crashReply(c, n)}
+	})
+	insts := make([]*instance, n)
+	for i := range insts {
+		insts[i] = h.spawnInstance()
+	}
+	t.Cleanup(func() {
+		for _, in := range insts {
+			if in != nil {
+				in.kill()
+			}
+		}
+		if t.Failed() {
+			t.Logf("mynah output (tail):\n%s", logTail(h.logs.String()))
+		}
+	})
+	return insts
+}
+
 // instanceKills is how many times TestPostgresInstancesKilled kills an instance.
 const instanceKills = 20
 
@@ -115,24 +142,7 @@ func TestPostgresInstancesKilled(t *testing.T) {
 	const chats = 20
 
 	h := newHarness(t, harnessOptions{YAML: "store: " + dsn + "\n"})
-	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
-		c, n, ok := crashAsked(r)
-		if !ok {
-			return llmtest.Reply{Text: "which message?"}
-		}
-		return llmtest.Reply{Text: crashReply(c, n)}
-	})
-	insts := []*instance{h.spawnInstance(), h.spawnInstance(), h.spawnInstance()}
-	t.Cleanup(func() {
-		for _, in := range insts {
-			if in != nil {
-				in.kill()
-			}
-		}
-		if t.Failed() {
-			t.Logf("mynah output (tail):\n%s", logTail(h.logs.String()))
-		}
-	})
+	insts := startInstances(t, h, 3)
 	users, stopUsers := context.WithCancel(t.Context())
 	load := startCrashLoad(users, h.emu, chats)
 	defer func() { stopUsers(); <-load.done; <-load.routed }()

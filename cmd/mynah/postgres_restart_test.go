@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 )
 
 // pgCluster is a PostgreSQL server of a test's own, in a temporary directory, which the
@@ -112,24 +110,7 @@ func TestPostgresRestarted(t *testing.T) {
 	pg := privateCluster(t)
 	const chats = 10
 	h := newHarness(t, harnessOptions{YAML: "store: " + pg.dsn + "\n"})
-	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
-		c, n, ok := crashAsked(r)
-		if !ok {
-			return llmtest.Reply{Text: "which message?"}
-		}
-		return llmtest.Reply{Text: crashReply(c, n)}
-	})
-	insts := []*instance{h.spawnInstance(), h.spawnInstance()}
-	t.Cleanup(func() {
-		for _, in := range insts {
-			if in != nil {
-				in.kill()
-			}
-		}
-		if t.Failed() {
-			t.Logf("mynah output (tail):\n%s", logTail(h.logs.String()))
-		}
-	})
+	insts := startInstances(t, h, 2)
 	users, stopUsers := context.WithCancel(t.Context())
 	load := startCrashLoad(users, h.emu, chats)
 	defer func() { stopUsers(); <-load.done; <-load.routed }()
