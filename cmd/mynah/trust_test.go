@@ -131,6 +131,9 @@ func TestHealthAndReadiness(t *testing.T) {
 	if code, body := get("/readyz"); code != 200 {
 		t.Errorf("/readyz while polling = %d %q, want 200", code, body)
 	}
+	if onPostgres() {
+		return // instances sharing a database poll a bot in one of them: readiness leaves bots out
+	}
 	// Telegram fails every getUpdates from now on; a message ends the long poll under way.
 	h.emu.FailNext("getUpdates", 1000, 502, "Bad Gateway", 0)
 	h.emu.SendPrivate(alice, "hi")
