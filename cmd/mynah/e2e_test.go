@@ -127,6 +127,10 @@ func TestCommandsAndReset(t *testing.T) {
 	if _, err := h.emu.WaitCalls(ctx, "setMyCommands", 1); err != nil {
 		t.Fatal("command menu not registered")
 	}
+	// The emulator logs a call before it carries it out: wait for the menu itself.
+	for len(h.emu.Commands(telegramtest.DefaultToken)) == 0 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
 	var names []string
 	for _, c := range h.emu.Commands(telegramtest.DefaultToken) {
 		names = append(names, c.Command)
