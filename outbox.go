@@ -2,6 +2,7 @@ package mynah
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -70,4 +71,16 @@ type Outbox interface {
 	MarkDone(ctx context.Context, partID int64, then *Turn) error
 	// RetryPart counts a failed attempt of a pending part and returns the attempts so far.
 	RetryPart(ctx context.Context, partID int64, reason string) (int, error)
+	// Hold is called just before a part is sent to Telegram: it fails with an error
+	// wrapping ErrNotHeld when this process must not send it, because another instance
+	// sharing the store serves the part's chat now, or the part is no longer pending.
+	// Then the caller drops the chat's work it holds in memory and reads it again from
+	// the store. When it succeeds, the chat stays this process's long enough for the
+	// send to start. A store serving one process only (SQLite) always succeeds.
+	Hold(ctx context.Context, partID int64) error
 }
+
+// ErrNotHeld is Outbox.Hold's refusal: another instance serves the chat now, or the part
+// was settled meanwhile. Turns.FinishTurn refuses the same way to finish a turn of a chat
+// another instance took over.
+var ErrNotHeld = errors.New("the chat is served by another instance now")

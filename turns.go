@@ -62,7 +62,9 @@ type Turns interface {
 	// not enqueued again and the stored part is returned in its place, so finishing twice
 	// enqueues once and returns the same pending parts. Finishing a finished turn
 	// enqueues nothing. A part with Chat 0 goes to the turn's chat and thread. An unknown
-	// turn is an error wrapping ErrNotFound.
+	// turn is an error wrapping ErrNotFound. A store shared by several instances refuses
+	// to finish an unfinished turn of a chat another instance took over, with an error
+	// wrapping ErrNotHeld: that instance answers it.
 	FinishTurn(ctx context.Context, turnID int64, parts []OutPart) ([]OutPart, error)
 }
 

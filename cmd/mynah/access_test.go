@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -64,23 +62,9 @@ func (h *harness) texts(chat int64) []string {
 // storedTexts returns the texts of the messages stored from user, in any chat.
 func storedTexts(t *testing.T, h *harness, user int64) []string {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(h.dir, "data", "mynah.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query("SELECT text FROM messages WHERE sender_id = ? ORDER BY stored_at, message_id", user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
+	for _, row := range h.query("SELECT text FROM messages WHERE sender_id = ? ORDER BY stored_at, message_id", user) {
+		out = append(out, row[0])
 	}
 	return out
 }

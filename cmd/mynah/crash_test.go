@@ -56,6 +56,7 @@ const (
 //
 //	go test -run TestCrashSafety -v ./cmd/mynah -crash.seed=N
 func TestCrashSafety(t *testing.T) {
+	sqliteOnly(t, "checks the SQLite file; TestPostgresInstancesKilled is its PostgreSQL counterpart")
 	kills := crashKills
 	if testing.Short() {
 		kills = crashShort

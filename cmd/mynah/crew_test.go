@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -141,39 +140,6 @@ func (h *crewHarness) tokens() []string {
 	var out []string
 	for _, b := range h.bots {
 		out = append(out, b.token)
-	}
-	return out
-}
-
-// query runs a read on the database of the harness.
-func (h *crewHarness) query(q string, args ...any) [][]string {
-	h.t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(h.dir, "data", "mynah.db"))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out [][]string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			h.t.Fatal(err)
-		}
-		row := make([]string, len(cols))
-		for i, v := range vals {
-			row[i] = fmt.Sprint(v)
-		}
-		out = append(out, row)
 	}
 	return out
 }

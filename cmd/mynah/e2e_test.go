@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,13 +111,8 @@ func TestGroupGating(t *testing.T) {
 // usageRows counts the provider calls recorded in the agent's database.
 func usageRows(t *testing.T, h *harness) int {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(h.dir, "data", "mynah.db"))
+	n, err := strconv.Atoi(h.query("SELECT count(*) FROM usage WHERE agent = 'Mynah' AND input_tokens >= 0")[0][0])
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow("SELECT count(*) FROM usage WHERE agent = 'Mynah' AND input_tokens >= 0").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -4,18 +4,24 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for the tests' own reads
+
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
+	"github.com/mynah-ai/mynah/internal/postgres"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
 )
 
@@ -31,6 +37,7 @@ type harness struct {
 	proc     *exec.Cmd
 	logs     *syncBuffer
 	exited   chan error
+	pg       string // the PostgreSQL database of store:, when the harness runs on one
 }
 
 var botUser = telegramtest.BotUser{ID: 7000001, FirstName: "Mynah", Username: "mynah_bot", CanReadAllGroupMessages: true}
@@ -53,6 +60,12 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 		o.Provider = "openai"
 	}
 	h := &harness{t: t, provider: o.Provider, dir: t.TempDir(), logs: &syncBuffer{}}
+	if onPostgres() && !strings.Contains(o.YAML, "store:") {
+		o.YAML = "store: " + testPostgres(t) + "\n" + o.YAML
+	}
+	if _, dsn, ok := strings.Cut(o.YAML, "store: "); ok && postgres.IsURL(dsn) {
+		h.pg, _, _ = strings.Cut(dsn, "\n")
+	}
 	h.emu = telegramtest.Start(t, telegramtest.Options{BotUser: botUser})
 	switch o.Provider {
 	case "openai":
@@ -98,6 +111,71 @@ func write(t testing.TB, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// onPostgres reports whether the end-to-end tests run on PostgreSQL: with
+// MYNAH_E2E_STORE=postgres every harness serves from a schema of its own on the server of
+// MYNAH_TEST_POSTGRES instead of a SQLite file.
+func onPostgres() bool { return os.Getenv("MYNAH_E2E_STORE") == "postgres" }
+
+// sqliteOnly skips a test that checks what only the SQLite store does, when the
+// end-to-end tests run on PostgreSQL.
+func sqliteOnly(t testing.TB, why string) {
+	t.Helper()
+	if onPostgres() {
+		t.Skip("SQLite store only: " + why)
+	}
+}
+
+// query runs a read of the test's own on the harness's database, the SQLite file or the
+// PostgreSQL schema, and returns its rows as text (NULL as "<nil>"). Its placeholders are
+// ?, and booleans compare as = 1 on both stores.
+func (h *harness) query(q string, args ...any) [][]string {
+	h.t.Helper()
+	driver, dsn := "sqlite", filepath.Join(h.dir, "data", "mynah.db")
+	if h.pg != "" {
+		driver, dsn = "pgx", h.pg
+		n := 0
+		q = regexp.MustCompile(`\?`).ReplaceAllStringFunc(q, func(string) string { n++; return "$" + strconv.Itoa(n) })
+		q = pgBooleans.ReplaceAllString(q, "$1::int = $2")
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		h.t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			h.t.Fatal(err)
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				v = string(b)
+			}
+			row[i] = fmt.Sprint(v)
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		h.t.Fatal(err)
+	}
+	return out
+}
+
+// pgBooleans are comparisons of the columns PostgreSQL stores as booleans, SQLite as 0/1.
+var pgBooleans = regexp.MustCompile(`\b(active|closing|sender_is_bot|outgoing|blocked|stopped|is_bot|is_forum) = ([01])\b`)
 
 // start runs `mynah serve` and waits until it polls (or, in webhook mode, registered the webhook).
 func (h *harness) start(args ...string) {

@@ -80,8 +80,11 @@ func play(ctx context.Context, o playOptions, stdin io.Reader, stdout io.Writer)
 		return err
 	}
 	// The emulator is new each time and numbers updates and messages from scratch, so the
-	// play database starts over too (Telegram itself never reuses ids).
+	// play database starts over too (Telegram itself never reuses ids). It is a SQLite
+	// file of its own also when the installation runs on PostgreSQL: a play never writes
+	// to the database the bots serve from.
 	dbFile := "play.db"
+	cfg.Store = ""
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if err := os.Remove(filepath.Join(cfg.DataDir, dbFile+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err

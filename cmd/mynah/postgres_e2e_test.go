@@ -88,6 +88,33 @@ func (in *instance) stop(t *testing.T) {
 	}
 }
 
+// startInstances starts n instances of h's configuration, answering the crash test's
+// messages; those still in the returned slice are killed when t ends.
+func startInstances(t *testing.T, h *harness, n int) []*instance {
+	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
+		c, n, ok := crashAsked(r)
+		if !ok {
+			return llmtest.Reply{Text: "which message?"}
+		}
+		return llmtest.Reply{Text: crashReply(c, n)}
+	})
+	insts := make([]*instance, n)
+	for i := range insts {
+		insts[i] = h.spawnInstance()
+	}
+	t.Cleanup(func() {
+		for _, in := range insts {
+			if in != nil {
+				in.kill()
+			}
+		}
+		if t.Failed() {
+			t.Logf("mynah output (tail):\n%s", logTail(h.logs.String()))
+		}
+	})
+	return insts
+}
+
 // instanceKills is how many times TestPostgresInstancesKilled kills an instance.
 const instanceKills = 20
 
@@ -96,18 +123,11 @@ const instanceKills = 20
 // next message once the whole reply arrived), and one of them, picked at random, is
 // killed with SIGKILL at random moments and restarted, or, every other time, cut off
 // from the database (pg_terminate_backend of all its connections, a network partition:
-// it reconnects, and must not deliver the work others took over). Then every user message is stored,
-// every reply arrived whole and in order, each message has one turn, and the only
-// duplicates are parts resent after a kill between Telegram accepting them and their
-// MarkSent commit (counted).
+// it reconnects, and must not deliver the work others took over: each send is fenced by
+// Hold). Then every user message is stored, every reply arrived whole and in order, each
+// message has one turn, and the only duplicates are parts resent after a kill (or a cut)
+// between Telegram accepting them and their MarkSent commit (counted).
 func TestPostgresInstancesKilled(t *testing.T) {
-	if os.Getenv("MYNAH_INSTANCE_FAULTS") == "" {
-		// Known open defect (issue 16): an instance cut off from the database may still
-		// send reply parts it holds in memory after another instance took its chats over,
-		// so about one run in five sees a reply sent twice. Run it with
-		// MYNAH_INSTANCE_FAULTS=1 while fixing that; CI leaves it out until then.
-		t.Skip("MYNAH_INSTANCE_FAULTS unset: the multi-instance fault test has a known duplicate-send defect")
-	}
 	dsn := testPostgres(t)
 	seed := *crashSeed
 	if seed == 0 {
@@ -122,24 +142,7 @@ func TestPostgresInstancesKilled(t *testing.T) {
 	const chats = 20
 
 	h := newHarness(t, harnessOptions{YAML: "store: " + dsn + "\n"})
-	h.llm.SetDefault(func(r llmtest.Recorded) llmtest.Reply {
-		c, n, ok := crashAsked(r)
-		if !ok {
-			return llmtest.Reply{Text: "which message?"}
-		}
-		return llmtest.Reply{Text: crashReply(c, n)}
-	})
-	insts := []*instance{h.spawnInstance(), h.spawnInstance(), h.spawnInstance()}
-	t.Cleanup(func() {
-		for _, in := range insts {
-			if in != nil {
-				in.kill()
-			}
-		}
-		if t.Failed() {
-			t.Logf("mynah output (tail):\n%s", logTail(h.logs.String()))
-		}
-	})
+	insts := startInstances(t, h, 3)
 	users, stopUsers := context.WithCancel(t.Context())
 	load := startCrashLoad(users, h.emu, chats)
 	defer func() { stopUsers(); <-load.done; <-load.routed }()
@@ -175,6 +178,7 @@ func TestPostgresInstancesKilled(t *testing.T) {
 		stopUsers()
 		<-load.done
 	}
+	waitDrained(t, dsn)
 	for i, in := range insts {
 		in.stop(t)
 		insts[i] = nil
@@ -192,6 +196,27 @@ func TestPostgresInstancesKilled(t *testing.T) {
 	if strings.Contains(h.logs.String(), "WARNING: DATA RACE") {
 		t.Error("the race detector reported a data race in mynah")
 	}
+}
+
+// waitDrained waits until the database holds no work left to do: a part whose send was
+// not recorded (its MarkSent cut off with the connection) is sent again only after the
+// agent's task retry delay, and a clean stop does not wait that long.
+func waitDrained(t *testing.T, dsn string) {
+	t.Helper()
+	db, err := pgxpool.New(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var pending int
+	for deadline := time.Now().Add(crashDrain); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		must(t, db.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM turns WHERE done_at IS NULL) +
+			(SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL)`).Scan(&pending))
+		if pending == 0 {
+			return
+		}
+	}
+	t.Errorf("%d turns or parts still pending %v after the load ended", pending, crashDrain)
 }
 
 // checkInstances compares what the users sent and saw with the database: every message

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,20 +37,17 @@ func TestRollingSummary(t *testing.T) {
 	h.emu.SendGroup(group, alice, "@mynah_bot what did Bob say?")
 	h.waitSent(group.ID, 1)
 
-	db, err := sql.Open("sqlite", filepath.Join(h.dir, "data", "mynah.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	var first, last int
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err := db.QueryRow(`SELECT first_id, last_id FROM summaries WHERE agent = 'Mynah' AND chat_id = ? AND kind = 'rolling'`, group.ID).Scan(&first, &last)
-		if err == nil {
+		rows := h.query(`SELECT first_id, last_id FROM summaries WHERE agent = 'Mynah' AND chat_id = ? AND kind = 'rolling'`, group.ID)
+		if len(rows) > 0 {
+			first, _ = strconv.Atoi(rows[0][0])
+			last, _ = strconv.Atoi(rows[0][1])
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no rolling summary was written: %v\n%s", err, h.logs.String())
+			t.Fatalf("no rolling summary was written\n%s", h.logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -80,12 +76,8 @@ func TestRollingSummary(t *testing.T) {
 		t.Error("the first answer's prompt holds a summary written after it")
 	}
 	h.stop()
-	var stored int
-	if err := db.QueryRow(`SELECT count(*) FROM messages WHERE agent = 'Mynah' AND chat_id = ?`, group.ID).Scan(&stored); err != nil {
-		t.Fatal(err)
-	}
-	if stored != 34 { // 30 of Bob's, two questions, two answers
-		t.Errorf("%d messages stored, want all 34", stored)
+	if stored := h.query(`SELECT count(*) FROM messages WHERE agent = 'Mynah' AND chat_id = ?`, group.ID)[0][0]; stored != "34" { // 30 of Bob's, two questions, two answers
+		t.Errorf("%s messages stored, want all 34", stored)
 	}
 }
 

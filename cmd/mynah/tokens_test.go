@@ -1,9 +1,7 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/mynah-ai/mynah/internal/llm"
@@ -39,15 +37,11 @@ func TestTokenCalibrationIsKept(t *testing.T) {
 // model learned from.
 func calibrationObservations(t *testing.T, h *harness) int {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(h.dir, "data", "mynah.db"))
-	if err != nil {
-		t.Fatal(err)
+	rows := h.query(`SELECT state FROM token_calibration WHERE agent = 'Mynah' AND model = 'openai/test-model'`)
+	if len(rows) == 0 {
+		t.Fatal("no token calibration saved for the agent's model")
 	}
-	defer db.Close()
-	var state string
-	if err := db.QueryRow(`SELECT state FROM token_calibration WHERE agent = 'Mynah' AND model = 'openai/test-model'`).Scan(&state); err != nil {
-		t.Fatalf("no token calibration saved for the agent's model: %v", err)
-	}
+	state := rows[0][0]
 	var st struct{ N int }
 	if err := json.Unmarshal([]byte(state), &st); err != nil {
 		t.Fatalf("saved calibration %s: %v", state, err)

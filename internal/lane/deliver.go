@@ -68,6 +68,11 @@ func (r *Runner) send(ctx context.Context, p mynah.OutPart, out mynah.Outgoing) 
 		sent mynah.Message
 		err  error
 	)
+	// Fencing: another instance may have taken the chat over while this one was cut off
+	// from the store; then it sends the part, and this one must not.
+	if err := r.store.Hold(ctx, p.ID); err != nil {
+		return err
+	}
 	switch p.Kind {
 	case mynah.TaskSticker:
 		sent, err = r.tg.Sticker(ctx, p.Chat, p.ThreadID, p.StickerSet, p.Emoji, out.ReplyTo)

@@ -46,6 +46,10 @@ func (l *lane) run(ctx context.Context) laneResult {
 			continue
 		}
 		if _, err := l.r.store.FinishTurn(ctx, t.ID, nil); err != nil {
+			if errors.Is(err, mynah.ErrNotHeld) {
+				res.lost = true
+				return res
+			}
 			wait := l.r.storeFailed(t.ID)
 			l.r.log.Error("finishing superseded turn", "chat", l.key.chat, "turn", t.ID, "retry_in", wait, "err", err)
 			res.retry = l.r.opts.Now().Add(wait)
@@ -87,6 +91,9 @@ func (l *lane) run(ctx context.Context) laneResult {
 		l.deliverAll(ctx, planned, &res)
 	case errors.As(err, &later):
 		res.retry, res.held = later.at, turn.ID // a newer message replans at once
+	case errors.Is(err, mynah.ErrNotHeld): // another instance answers it
+		l.r.forget(turn.ID)
+		res.lost = true
 	case ctx.Err() != nil:
 	default:
 		wait := l.r.storeFailed(turn.ID)
@@ -190,6 +197,10 @@ func (l *lane) deliverAll(ctx context.Context, parts []mynah.OutPart, res *laneR
 			return false
 		case errors.Is(err, mynah.ErrBlocked):
 			r.dropBlocked(ctx, parts[i:], res)
+			return false
+		case errors.Is(err, mynah.ErrNotHeld):
+			r.log.Info("another instance serves the chat now; leaving its work to it", "chat", l.key.chat, "part", p.Key)
+			res.lost = true
 			return false
 		case ctx.Err() != nil:
 			return false

@@ -65,7 +65,8 @@ func (q *queue) addPart(p mynah.OutPart) {
 }
 
 // apply takes in what a lane did: the turns it finished and the parts it settled leave
-// the queue, the parts it enqueued and left pending join it.
+// the queue, the parts it enqueued and left pending join it. A lane whose chat another
+// instance took over leaves the queue whole.
 func (q *queue) apply(res laneResult) {
 	w := q.lanes[res.key]
 	if w == nil {
@@ -88,7 +89,7 @@ func (q *queue) apply(res laneResult) {
 			q.addPart(p)
 		}
 	}
-	if len(w.turns) == 0 && len(w.parts) == 0 {
+	if res.lost || len(w.turns) == 0 && len(w.parts) == 0 {
 		delete(q.lanes, res.key)
 	}
 }

@@ -29,6 +29,9 @@ type laneResult struct {
 	replaced bool            // the model turn under way was replaced by a newer one (supersede.go)
 	settled  []int64         // parts sent, done or given up
 	enqueued []mynah.OutPart // parts the lane's turn enqueued, as stored
+	// lost: another instance sharing the store serves the chat now (mynah.ErrNotHeld);
+	// the lane's work leaves the queue and is read again from the store.
+	lost bool
 }
 
 // Run serves the agent's queue until ctx is cancelled. Then it stops starting model turns,
@@ -61,6 +64,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	poll := time.NewTicker(r.opts.Poll)
 	defer poll.Stop()
 	scanTurns, scanParts := true, true // what to read from the store before dispatching
+	lost := false                      // a lane's chat is served by another instance (laneResult.lost)
 
 	for {
 		news, rescan := r.takeNews()
@@ -114,6 +118,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			if q.lanes[res.key] == nil {
 				delete(replaced, res.key) // nothing left to answer: the row is over
 			}
+			lost = lost || res.lost
 			// More turns than a scan reads wait in the store, or the lane scheduled a
 			// reminder that is due already: read them.
 			scanTurns = scanTurns || q.full || r.dueNow()
@@ -135,6 +140,9 @@ func (r *Runner) Run(ctx context.Context) error {
 			scanTurns = scanTurns || r.dueNow()
 		case <-poll.C:
 			scanTurns = true // turns queued by another process (mynah pair approve)
+			// A lane found its chat served by another instance: what is this one's of it
+			// is read again, at the pace of the poll should the store keep refusing.
+			scanParts, lost = scanParts || lost, false
 		case <-stop:
 			stop = nil
 			draining = true

@@ -32,6 +32,13 @@ import (
 //     its stale answer is never enqueued.
 //   - Work nobody may do twice at once (each bot's long poll, media descriptions, memory
 //     upkeep) runs under Elect, in the instance holding that work's advisory lock.
+//   - A chat's claim is also a lease: each send renews it (Hold, just before the part
+//     goes to Telegram, which also checks the part is still pending), and a chat is
+//     taken over only once its owner is gone and its claim was last renewed more than
+//     lease ago. An instance whose presence lapsed (its connection cut) but which still
+//     holds a chat's work in memory therefore either sends within the lease it renewed,
+//     before anyone may take the chat, or finds at its next Hold that the chat is
+//     another's and drops the work; its stale parts are never sent after the new owner's.
 //   - A queued turn notifies the other instances (NOTIFY) so that the one holding its
 //     chat wakes at once; their runners also rescan every few seconds, the fallback when
 //     a notification is lost with a connection.
@@ -39,7 +46,8 @@ import (
 // claims is this instance's identity when several instances share the database; nil in
 // a store opened for one process (operator commands).
 type claims struct {
-	owner int64 // the key of this instance's presence lock
+	owner int64         // the key of this instance's presence lock
+	lease time.Duration // see defaultLease
 	mu    sync.Mutex
 	// presence holds the presence lock; Coordinate keeps it alive and listens on it.
 	presence  *pgx.Conn
@@ -71,7 +79,13 @@ func (c *claims) close() {
 }
 
 // errClaimLost refuses to finish a turn of a chat another instance took over.
-var errClaimLost = errors.New("the chat is served by another instance now")
+var errClaimLost = fmt.Errorf("finishing a turn: %w", mynah.ErrNotHeld)
+
+// defaultLease is how long a Hold keeps a chat from being taken over once its owner is
+// gone: it covers the moment from the Hold to the start of the send it guards, with a
+// wide margin for a stalled process, and it is what the users of a killed instance wait
+// at most, beyond the next scan, for their chats to be taken over.
+const defaultLease = 5 * time.Second
 
 // liveOwners is the CTE of the owners holding their presence lock: the instances alive.
 const liveOwners = `live AS (SELECT (l.classid::bigint << 32) | l.objid::bigint AS owner FROM pg_locks l
@@ -95,6 +109,8 @@ const (
 		SELECT $1, w.chat_id, $2::bigint, now() FROM work w
 		WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.chat_id = w.chat_id
 			AND (h.owner = $2 OR h.owner = ANY($5::bigint[]) OR h.claimed_at >= $6::timestamptz))
+			AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.agent = $1 AND o.chat_id = w.chat_id
+				AND o.sent_at IS NULL AND o.failed_at IS NULL)
 		ORDER BY w.chat_id
 		ON CONFLICT (agent, chat_id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
 		WHERE c.owner <> excluded.owner AND NOT (c.owner = ANY($5::bigint[]) OR c.claimed_at >= $6::timestamptz)
@@ -116,10 +132,11 @@ const (
 
 const (
 	// queryClaimedTurns claims the chats with due turns and returns the turns of those it
-	// holds, but for a chat it takes over only now that still has parts to deliver: a
-	// runner reads the outbox before the turns, and a chat's undelivered parts must go out
-	// before its next answer, so those turns wait for the next scan, which finds the chat's
-	// parts and turns together. Binds agent, owner, now, limit, live owners, their time.
+	// holds. It takes over no chat that still has parts to deliver (see claimTurnsCTE): a
+	// chat's undelivered parts must go out before its next answer, and a runner reads the
+	// outbox only when woken, so such a chat is taken over by a scan of the outbox
+	// (Coordinate wakes the runners for it), which finds its parts and turns together.
+	// Binds agent, owner, now, limit, live owners, their time.
 	queryClaimedTurns = `WITH work AS (SELECT DISTINCT chat_id FROM turns WHERE agent = $1 AND done_at IS NULL AND due <= $3), ` +
 		claimTurnsCTE + `
 		SELECT ` + turnColumns + ` FROM turns t
@@ -160,12 +177,15 @@ func (db *DB) live(ctx context.Context) ([]int64, time.Time, error) {
 	return owners, at, nil
 }
 
+// The scans count a claim as alive when it was made or renewed (Hold) less than the
+// lease before the reading of the presence locks: its owner was alive then, and may
+// still be sending under it.
 func (db *DB) claimedTurns(ctx context.Context, agent string, now time.Time, limit int) (pgx.Rows, error) {
 	owners, at, err := db.live(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return db.pool.Query(ctx, queryClaimedTurns, agent, db.claims.owner, now.UnixMilli(), limit, owners, at)
+	return db.pool.Query(ctx, queryClaimedTurns, agent, db.claims.owner, now.UnixMilli(), limit, owners, at.Add(-db.claims.lease))
 }
 
 func (db *DB) claimedParts(ctx context.Context, agent string, limit int) (pgx.Rows, error) {
@@ -173,7 +193,32 @@ func (db *DB) claimedParts(ctx context.Context, agent string, limit int) (pgx.Ro
 	if err != nil {
 		return nil, err
 	}
-	return db.pool.Query(ctx, queryClaimedParts, agent, db.claims.owner, limit, owners, at)
+	return db.pool.Query(ctx, queryClaimedParts, agent, db.claims.owner, limit, owners, at.Add(-db.claims.lease))
+}
+
+// holdPart renews the claim of a pending part's chat if this instance ($2) holds it.
+const holdPart = `UPDATE chat_claims c SET claimed_at = now() FROM outbox o
+	WHERE o.id = $1 AND o.sent_at IS NULL AND o.failed_at IS NULL
+		AND c.agent = o.agent AND c.chat_id = o.chat_id AND c.owner = $2`
+
+// Hold fails with an error wrapping mynah.ErrNotHeld unless this instance holds the chat
+// of the part and the part is pending; when it succeeds, it renewed the chat's lease, so
+// no other instance takes the chat over for the lease's length (see the scans above).
+// It is called just before each send: an instance cut off from the database meanwhile
+// cannot send what the chat's new owner sends. A store opened without Options.Serve
+// lets every send go ahead.
+func (db *DB) Hold(ctx context.Context, partID int64) error {
+	if db.claims == nil {
+		return nil
+	}
+	tag, err := db.pool.Exec(ctx, holdPart, partID, db.claims.owner)
+	if err != nil {
+		return fail(ctx, err, "hold part %d", partID)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: hold part %d: %w", partID, mynah.ErrNotHeld)
+	}
+	return nil
 }
 
 // checkClaim fails with errClaimLost when another live instance holds chat.
@@ -226,7 +271,7 @@ const workChannel = "mynah_work"
 func (db *DB) newClaims(ctx context.Context) (*claims, error) {
 	var b [8]byte
 	rand.Read(b[:])
-	c := &claims{owner: int64(binary.LittleEndian.Uint64(b[:]) >> 1)}
+	c := &claims{owner: int64(binary.LittleEndian.Uint64(b[:]) >> 1), lease: defaultLease}
 	conn, err := db.presenceConn(ctx, c.owner)
 	if err != nil {
 		return nil, err
@@ -259,7 +304,10 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 		return nil
 	}
 	c := db.claims
-	var schema string
+	var (
+		schema string
+		check  time.Time // when to check next
+	)
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		conn := c.conn()
@@ -293,7 +341,24 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 			c.listening = true
 		}
 		backoff = 100 * time.Millisecond
-		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if !time.Now().Before(check) {
+			// Check the connection (and the lock with it) is still there, and whether an
+			// instance that went left parts undelivered whose lease ran out: the runners
+			// read their outbox only when woken, and nothing else would wake them for it.
+			var orphans bool
+			if err := conn.QueryRow(ctx, queryOrphans, c.lease.Milliseconds()).Scan(&orphans); err != nil {
+				if ctx.Err() == nil {
+					db.log("presence: connection lost", err)
+					c.close()
+				}
+				continue
+			}
+			if orphans {
+				wake("")
+			}
+			check = time.Now().Add(checkEvery)
+		}
+		wait, cancel := context.WithDeadline(ctx, check)
 		n, err := conn.WaitForNotification(wait)
 		cancel()
 		switch {
@@ -301,13 +366,7 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 			if s, agent, ok := strings.Cut(n.Payload, " "); ok && s == schema {
 				wake(agent)
 			}
-		case ctx.Err() != nil:
-		case pgconn.Timeout(err):
-			// Quiet: check the connection (and the lock with it) is still there.
-			if _, err := conn.Exec(ctx, `SELECT 1`); err != nil && ctx.Err() == nil {
-				db.log("presence: connection lost", err)
-				c.close()
-			}
+		case ctx.Err() != nil, pgconn.Timeout(err):
 		default:
 			db.log("presence: connection lost", err)
 			c.close()
@@ -315,6 +374,17 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 	}
 	return nil
 }
+
+// checkEvery is how often Coordinate checks its connection and looks for orphans.
+const checkEvery = 5 * time.Second
+
+// queryOrphans reports pending parts of chats whose owner is gone and whose lease ($1,
+// in milliseconds) ran out: parts a killed instance left, which another instance takes
+// over when its runner reads the outbox. It walks the outbox_pending index only.
+const queryOrphans = `WITH ` + liveOwners + ` SELECT EXISTS (SELECT 1 FROM outbox o
+		JOIN chat_claims c ON c.agent = o.agent AND c.chat_id = o.chat_id
+		WHERE o.sent_at IS NULL AND o.failed_at IS NULL
+			AND c.owner NOT IN (SELECT owner FROM live) AND c.claimed_at < now() - $1 * interval '1 millisecond')`
 
 // Elect runs fn while this instance holds the advisory lock of name (in its schema), so
 // that of the instances sharing the database exactly one runs it at a time; the others

@@ -55,6 +55,7 @@ func chatsOf(ts []mynah.Turn) map[mynah.ChatID]int {
 func TestClaimsOneInstancePerChat(t *testing.T) {
 	dbs := instances(t, 2)
 	a, b := dbs[0], dbs[1]
+	b.claims.lease = 0 // no lease delays the takeover (TestClaimsHoldFences checks it)
 	queue(t, a, 1, 1)
 	queue(t, a, 2, 1)
 	ta, err := a.PendingTurns(t.Context(), "ada", time.Now(), 10)
@@ -88,6 +89,47 @@ func TestClaimsOneInstancePerChat(t *testing.T) {
 	// a's presence ends (its connection is cut, as by a network partition or its
 	// death): b takes chats 1 and 2 at its next scan, the part a did not send included.
 	stale := ta[1]
+	cutOff(t, a, b)
+	// b reads who is alive at most every liveEvery: it takes over within that.
+	for start := time.Now(); time.Since(start) < 5*liveEvery; time.Sleep(50 * time.Millisecond) {
+		if tb, err = b.PendingTurns(t.Context(), "ada", time.Now(), 10); err != nil {
+			t.Fatal(err)
+		}
+		if len(tb) == 2 {
+			break
+		}
+	}
+	// Chat 1 has a part a did not send: a scan of the turns leaves it to one of the
+	// outbox, which takes it over with its part, so that the part goes out first.
+	if got := chatsOf(tb); got[1] != 0 || got[2] != 1 || got[3] != 1 {
+		t.Errorf("after the first instance died the second sees turns of %v, want chats 2 and 3", got)
+	}
+	if pb, err := b.PendingParts(t.Context(), "ada", 10); err != nil || len(pb) != 1 {
+		t.Errorf("after the first instance died the second sees parts %v, %v; want its unsent one", pb, err)
+	}
+	if tb, err = b.PendingTurns(t.Context(), "ada", time.Now(), 10); err != nil || len(tb) != 3 {
+		t.Errorf("once it read the outbox the second sees turns %v, %v; want every chat's", chatsOf(tb), err)
+	}
+	// a comes back (Coordinate reconnects it): the turn it was running now belongs to
+	// b, and a's answer is refused.
+	a.claims.close()
+	conn, err := a.presenceConn(t.Context(), a.claims.owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.claims.presence = conn
+	if _, err := a.FinishTurn(t.Context(), stale.ID, []mynah.OutPart{{Key: "stale", Plain: "late"}}); !errors.Is(err, errClaimLost) || !errors.Is(err, mynah.ErrNotHeld) {
+		t.Errorf("FinishTurn by the instance that lost the chat = %v, want %v", err, errClaimLost)
+	}
+	if _, err := b.FinishTurn(t.Context(), stale.ID, []mynah.OutPart{{Key: "fresh", Plain: "answer"}}); err != nil {
+		t.Errorf("FinishTurn by the new holder: %v", err)
+	}
+}
+
+// cutOff ends a's presence, as a network partition or its death would, and waits until
+// b sees it gone.
+func cutOff(t *testing.T, a, b *DB) {
+	t.Helper()
 	if _, err := b.pool.Exec(t.Context(), `SELECT pg_terminate_backend($1)`, a.claims.conn().PgConn().PID()); err != nil {
 		t.Fatal(err)
 	}
@@ -98,34 +140,59 @@ func TestClaimsOneInstancePerChat(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	// b reads who is alive at most every liveEvery: it takes over within that.
-	for start := time.Now(); time.Since(start) < 5*liveEvery; time.Sleep(50 * time.Millisecond) {
-		if tb, err = b.PendingTurns(t.Context(), "ada", time.Now(), 10); err != nil {
-			t.Fatal(err)
-		}
-		if len(tb) == 3 {
-			break
-		}
+	b.claims.mu.Lock()
+	b.claims.liveRead = time.Time{} // b's next scan reads who is alive
+	b.claims.mu.Unlock()
+}
+
+// TestClaimsHoldFences: an instance about to send a part holds its chat's lease, which
+// keeps the chat from being taken over even when the instance is cut off; once the lease
+// ran out another instance takes the chat, and the first may no longer send the part.
+// A part already sent may be sent by nobody.
+func TestClaimsHoldFences(t *testing.T) {
+	dbs := instances(t, 2)
+	a, b := dbs[0], dbs[1]
+	queue(t, a, 1, 1)
+	ta, err := a.PendingTurns(t.Context(), "ada", time.Now(), 10)
+	if err != nil || len(ta) != 1 {
+		t.Fatalf("PendingTurns = %v, %v; want the turn", ta, err)
 	}
-	if got := chatsOf(tb); got[1] != 1 || got[2] != 1 || got[3] != 1 {
-		t.Errorf("after the first instance died the second sees %v, want every chat", got)
+	parts, err := a.FinishTurn(t.Context(), ta[0].ID, []mynah.OutPart{{Key: "k1", Plain: "one"}})
+	if err != nil || len(parts) != 1 {
+		t.Fatalf("FinishTurn: %v, %v", parts, err)
 	}
+	p := parts[0]
+	if err := a.Hold(t.Context(), p.ID); err != nil {
+		t.Fatalf("Hold by the chat's holder: %v", err)
+	}
+	if err := b.Hold(t.Context(), p.ID); !errors.Is(err, mynah.ErrNotHeld) {
+		t.Errorf("Hold by another instance = %v, want ErrNotHeld", err)
+	}
+
+	cutOff(t, a, b)
+	b.claims.lease = time.Hour // a's Hold is recent: its lease runs
+	if pb, err := b.PendingParts(t.Context(), "ada", 10); err != nil || len(pb) != 0 {
+		t.Errorf("within the lease of a cut-off instance, another sees parts %v, %v; want none", pb, err)
+	}
+	if err := a.Hold(t.Context(), p.ID); err != nil {
+		t.Errorf("Hold by the cut-off holder within its lease: %v", err)
+	}
+	b.claims.lease = 0 // the lease ran out
+	b.claims.liveRead = time.Time{}
 	if pb, err := b.PendingParts(t.Context(), "ada", 10); err != nil || len(pb) != 1 {
-		t.Errorf("after the first instance died the second sees parts %v, %v; want its unsent one", pb, err)
+		t.Fatalf("once the lease ran out, another instance sees parts %v, %v; want the unsent one", pb, err)
 	}
-	// a comes back (Coordinate reconnects it): the turn it was running now belongs to
-	// b, and a's answer is refused.
-	a.claims.close()
-	conn, err := a.presenceConn(t.Context(), a.claims.owner)
-	if err != nil {
+	if err := a.Hold(t.Context(), p.ID); !errors.Is(err, mynah.ErrNotHeld) {
+		t.Errorf("Hold by the instance that lost the chat = %v, want ErrNotHeld", err)
+	}
+	if err := b.Hold(t.Context(), p.ID); err != nil {
+		t.Errorf("Hold by the new holder: %v", err)
+	}
+	if err := b.MarkSent(t.Context(), p.ID, mynah.Message{ID: 900, Text: "one"}); err != nil {
 		t.Fatal(err)
 	}
-	a.claims.presence = conn
-	if _, err := a.FinishTurn(t.Context(), stale.ID, []mynah.OutPart{{Key: "stale", Plain: "late"}}); !errors.Is(err, errClaimLost) {
-		t.Errorf("FinishTurn by the instance that lost the chat = %v, want %v", err, errClaimLost)
-	}
-	if _, err := b.FinishTurn(t.Context(), stale.ID, []mynah.OutPart{{Key: "fresh", Plain: "answer"}}); err != nil {
-		t.Errorf("FinishTurn by the new holder: %v", err)
+	if err := b.Hold(t.Context(), p.ID); !errors.Is(err, mynah.ErrNotHeld) {
+		t.Errorf("Hold of a part already sent = %v, want ErrNotHeld", err)
 	}
 }
 
@@ -261,5 +328,45 @@ func TestNotifyWakes(t *testing.T) {
 		if i == 50 {
 			t.Fatal("no wake after 50 queued turns")
 		}
+	}
+}
+
+// TestOrphansWake: when an instance goes leaving a part undelivered, another instance's
+// Coordinate wakes its runners (wake("")) once the lease ran out, so that they read the
+// outbox and take the part over; nothing else would tell them.
+func TestOrphansWake(t *testing.T) {
+	dbs := instances(t, 2)
+	a, b := dbs[0], dbs[1]
+	b.claims.lease = 0
+	queue(t, a, 1, 1)
+	ta, err := a.PendingTurns(t.Context(), "ada", time.Now(), 10)
+	if err != nil || len(ta) != 1 {
+		t.Fatalf("PendingTurns = %v, %v; want the turn", ta, err)
+	}
+	if _, err := a.FinishTurn(t.Context(), ta[0].ID, []mynah.OutPart{{Key: "k1", Plain: "one"}}); err != nil {
+		t.Fatal(err)
+	}
+	woke := make(chan string, 100)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- b.Coordinate(ctx, func(agent string) { woke <- agent }) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-woke:
+		t.Fatal("woken while the part's instance is alive")
+	case <-time.After(200 * time.Millisecond):
+	}
+	cutOff(t, a, b)
+	a.claims.close() // a is gone for good
+	select {
+	case agent := <-woke:
+		if agent != "" {
+			t.Errorf("woken for %q, want every agent", agent)
+		}
+	case <-time.After(3 * checkEvery):
+		t.Fatal("no wake for the part a gone instance left")
+	}
+	if pb, err := b.PendingParts(t.Context(), "ada", 10); err != nil || len(pb) != 1 {
+		t.Errorf("after the wake the instance reads parts %v, %v; want the one left", pb, err)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -99,17 +101,60 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
 	}
-	if err := db.migrate(ctx); err != nil {
+	// A serving instance waits for a database that is restarting (or cut it off a moment
+	// ago) rather than exit: its peers carry on, and so should it once the server is back.
+	wait := time.Duration(0)
+	if opts.Serve {
+		wait = serveOpenWait
+	}
+	if err := db.retry(ctx, wait, "migrating", db.migrate); err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
 	}
 	if opts.Serve {
-		if db.claims, err = db.newClaims(ctx); err != nil {
+		err := db.retry(ctx, wait, "presence lock", func(ctx context.Context) (err error) {
+			db.claims, err = db.newClaims(ctx)
+			return err
+		})
+		if err != nil {
 			db.pool.Close()
 			return nil, fmt.Errorf("postgres: open %s: presence lock: %w", db.dsn, translate(ctx, err))
 		}
 	}
 	return db, nil
+}
+
+// serveOpenWait bounds how long Open with Options.Serve retries a database that is
+// unavailable.
+const serveOpenWait = time.Minute
+
+// retry runs fn until it succeeds, fails for a reason other than the database being
+// unavailable, or wait has passed, backing off from 100 ms to 5 s between tries.
+func (db *DB) retry(ctx context.Context, wait time.Duration, what string, fn func(context.Context) error) error {
+	end := time.Now().Add(wait)
+	backoff := 100 * time.Millisecond
+	for {
+		err := fn(ctx)
+		if err == nil || !unavailable(err) || ctx.Err() != nil || time.Now().Add(backoff).After(end) {
+			return err
+		}
+		db.log(what+": database unavailable, retrying", err)
+		sleep(ctx, backoff)
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+// unavailable reports an error of a database that cannot be reached, or that is shutting
+// down or starting up (SQLSTATE classes 08 and 57), rather than one refusing the request
+// (a wrong password is final).
+func unavailable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57")
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // Redact returns dsn without its password, for messages and logs.

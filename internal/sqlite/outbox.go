@@ -109,6 +109,10 @@ func (db *DB) settle(ctx context.Context, partID int64, fn func(tx *txn, agent s
 	return err
 }
 
+// Hold lets every send go ahead: one process serves a SQLite store, so no other takes
+// its chats over (see mynah.Outbox).
+func (db *DB) Hold(context.Context, int64) error { return nil }
+
 // MarkSent records that the part was delivered as sent and, in the same transaction,
 // stores sent as the agent's outgoing message (Outgoing is forced; Chat.ID 0 means the
 // part's chat, ThreadID 0 the part's thread, Time zero now; a message already stored
