@@ -152,7 +152,7 @@ func (db *DB) ActiveCrews(ctx context.Context) ([]mynah.CrewState, error) {
 // one transaction (see mynah.Crews). Two instances saving the same crew at once serialize
 // on its row: the second finds the version moved and gets mynah.ErrConflict.
 func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn, reset mynah.MessageID) (mynah.CrewState, error) {
-	if err := checkCrew(s); err != nil {
+	if err := storecodec.CheckCrew(s); err != nil {
 		return s, fmt.Errorf("postgres: save crew %s in chat %d: %w", s.Crew, s.Chat, err)
 	}
 	in := s
@@ -228,24 +228,6 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 		return mynah.CrewState{}, fail(ctx, err, "save crew %s in chat %d", in.Crew, in.Chat)
 	}
 	return s, nil
-}
-
-// checkCrew reports what makes s impossible to store.
-func checkCrew(s mynah.CrewState) error {
-	if s.Crew == "" || s.Chat == 0 {
-		return errors.New("no crew or chat")
-	}
-	if len(s.Members) == 0 {
-		return errors.New("no members")
-	}
-	seen := map[string]bool{}
-	for _, m := range s.Members {
-		if m.Agent == "" || seen[m.Agent] {
-			return fmt.Errorf("member %q empty or repeated", m.Agent)
-		}
-		seen[m.Agent] = true
-	}
-	return nil
 }
 
 // CrewTurn reports whether turn turnID is done and how many of its parts wait.

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -208,7 +207,7 @@ func (db *DB) SetMediaDescription(ctx context.Context, agent string, chat mynah.
 		if err := tx.queryRow(ctx, db.stmts.queryStoredMedia, agent, int64(chat), int64(id)).Scan(&stored); err != nil {
 			return err
 		}
-		media, changed, err := describeStored(stored.String, uniqueID, description)
+		media, changed, err := storecodec.DescribeMedia(stored.String, uniqueID, description)
 		if err != nil || !changed {
 			return err
 		}
@@ -219,47 +218,6 @@ func (db *DB) SetMediaDescription(ctx context.Context, agent string, chat mynah.
 		return fail(ctx, err, "set media description of message %d in chat %d of %s", id, chat, agent)
 	}
 	return nil
-}
-
-// describeStored returns the stored media JSON with the description of the items of
-// uniqueID set, and whether anything changed. Items are read as raw fields, so fields
-// written by a newer binary survive.
-func describeStored(stored, uniqueID, description string) (string, bool, error) {
-	if stored == "" {
-		return stored, false, nil
-	}
-	var items []map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(stored), &items); err != nil {
-		return "", false, fmt.Errorf("stored media: %w", err)
-	}
-	desc, err := json.Marshal(description)
-	if err != nil {
-		return "", false, err
-	}
-	changed := false
-	for _, it := range items {
-		var uid, old string
-		if raw, ok := it["file_unique_id"]; !ok || json.Unmarshal(raw, &uid) != nil || uid != uniqueID {
-			continue
-		}
-		if raw, ok := it["description"]; ok {
-			_ = json.Unmarshal(raw, &old)
-		}
-		if old == description {
-			continue
-		}
-		if description == "" {
-			delete(it, "description")
-		} else {
-			it["description"] = desc
-		}
-		changed = true
-	}
-	if !changed {
-		return stored, false, nil
-	}
-	b, err := json.Marshal(items)
-	return string(b), true, err
 }
 
 // DeferMedia sets when the queued message is due again; one not queued is left alone.

@@ -8,6 +8,8 @@ package storecodec
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -221,4 +223,63 @@ func DecodeMedia(col sql.NullString) ([]mynah.Media, error) {
 			Height: md.Height, Duration: md.Duration, Size: md.Size, Description: md.Description}
 	}
 	return out, nil
+}
+
+// DescribeMedia returns the stored media JSON with the description of the items of
+// uniqueID set, and whether anything changed. Items are read as raw fields, so fields
+// written by a newer binary survive.
+func DescribeMedia(stored, uniqueID, description string) (string, bool, error) {
+	if stored == "" {
+		return stored, false, nil
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stored), &items); err != nil {
+		return "", false, fmt.Errorf("stored media: %w", err)
+	}
+	desc, err := json.Marshal(description)
+	if err != nil {
+		return "", false, err
+	}
+	changed := false
+	for _, it := range items {
+		var uid, old string
+		if raw, ok := it["file_unique_id"]; !ok || json.Unmarshal(raw, &uid) != nil || uid != uniqueID {
+			continue
+		}
+		if raw, ok := it["description"]; ok {
+			_ = json.Unmarshal(raw, &old)
+		}
+		if old == description {
+			continue
+		}
+		if description == "" {
+			delete(it, "description")
+		} else {
+			it["description"] = desc
+		}
+		changed = true
+	}
+	if !changed {
+		return stored, false, nil
+	}
+	b, err := json.Marshal(items)
+	return string(b), true, err
+}
+
+// CheckCrew reports what makes s impossible to store.
+func CheckCrew(s mynah.CrewState) error {
+	if s.Crew == "" || s.Chat == 0 {
+		return errors.New("no crew or chat")
+	}
+	if len(s.Members) == 0 {
+		return errors.New("no members")
+	}
+	seen := map[string]bool{}
+	for _, m := range s.Members {
+		if m.Agent == "" || seen[m.Agent] {
+			return fmt.Errorf("member %q empty or repeated", m.Agent)
+		}
+		seen[m.Agent] = true
+	}
+	return nil
 }

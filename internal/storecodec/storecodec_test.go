@@ -2,6 +2,7 @@ package storecodec_test
 
 import (
 	"database/sql"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -72,5 +73,32 @@ func TestTaskRoundTrip(t *testing.T) {
 	}
 	if rows, err := storecodec.DecodeButtons(sql.NullString{}); err != nil || rows != nil {
 		t.Errorf("no buttons column read back as %v, %v", rows, err)
+	}
+}
+
+// TestDescribeMediaKeepsFields: setting a description rewrites only that field of the
+// items of that file; fields a newer binary stored survive.
+func TestDescribeMediaKeepsFields(t *testing.T) {
+	stored := `[{"kind":"photo","file_unique_id":"A","file_id":"f","future":{"x":1}},{"kind":"photo","file_unique_id":"B"}]`
+	got, changed, err := storecodec.DescribeMedia(stored, "A", "a heron")
+	if err != nil || !changed {
+		t.Fatalf("DescribeMedia = %v, %v", changed, err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal([]byte(got), &items); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"kind": "photo", "file_unique_id": "A", "file_id": "f", "future": map[string]any{"x": 1.0}, "description": "a heron"},
+		{"kind": "photo", "file_unique_id": "B"},
+	}
+	if diff := cmp.Diff(items, want); diff != "" {
+		t.Errorf("rewritten media (-got +want):\n%s", diff)
+	}
+	if _, changed, err := storecodec.DescribeMedia(got, "A", "a heron"); changed || err != nil {
+		t.Errorf("the same description again: changed %v, %v; want no change", changed, err)
+	}
+	if _, _, err := storecodec.DescribeMedia(`{not json`, "A", "x"); err == nil {
+		t.Error("damaged stored media: no error")
 	}
 }
