@@ -36,28 +36,7 @@ func BenchmarkSearchStores(b *testing.B) {
 	}
 	const n = 100_000
 	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
-	var (
-		msgs      []mynah.Message
-		questions []string
-		t0        = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	)
-	for len(msgs) < n {
-		for _, c := range convs {
-			for _, t := range c.Turns {
-				if len(msgs) == n {
-					break
-				}
-				id := len(msgs) + 1
-				msgs = append(msgs, mynah.Message{ID: mynah.MessageID(id), Time: t0.Add(time.Duration(id) * time.Minute),
-					Sender: mynah.User{ID: mynah.UserID(1 + id%7), FirstName: t.Speaker}, Text: t.Text})
-			}
-		}
-	}
-	for _, c := range convs {
-		for _, q := range c.Questions {
-			questions = append(questions, q.Text)
-		}
-	}
+	msgs, questions := locomo.Corpus(convs, n)
 	for _, backend := range []string{"sqlite", "postgres"} {
 		b.Run(backend, func(b *testing.B) {
 			var db store

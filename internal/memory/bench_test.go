@@ -38,28 +38,7 @@ func BenchmarkSearch(b *testing.B) {
 	defer db.Close()
 	const n = 100_000
 	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
-	var (
-		msgs      []mynah.Message
-		questions []string
-		t0        = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	)
-	for len(msgs) < n {
-		for _, c := range convs {
-			for _, t := range c.Turns {
-				if len(msgs) == n {
-					break
-				}
-				id := len(msgs) + 1
-				msgs = append(msgs, mynah.Message{ID: mynah.MessageID(id), Time: t0.Add(time.Duration(id) * time.Minute),
-					Sender: mynah.User{ID: mynah.UserID(1 + id%7), FirstName: t.Speaker}, Text: t.Text})
-			}
-		}
-	}
-	for _, c := range convs {
-		for _, q := range c.Questions {
-			questions = append(questions, q.Text)
-		}
-	}
+	msgs, questions := locomo.Corpus(convs, n)
 	start := time.Now()
 	for batch := range slices.Chunk(msgs, 1000) {
 		if _, err := db.ImportMessages(b.Context(), "a", chat, batch); err != nil {

@@ -149,3 +149,30 @@ func conversation(s rawSample) (Conversation, error) {
 	}
 	return c, nil
 }
+
+// Corpus repeats the turns of convs, in order, as n messages of one chat a minute apart
+// from 2024-01-01 (senders cycling through 7 users), and returns them with every question
+// of convs: realistic chat text and word frequencies at any size, for speed benchmarks.
+func Corpus(convs []Conversation, n int) ([]mynah.Message, []string) {
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	msgs := make([]mynah.Message, 0, n)
+	for len(msgs) < n {
+		for _, c := range convs {
+			for _, t := range c.Turns {
+				if len(msgs) == n {
+					break
+				}
+				id := len(msgs) + 1
+				msgs = append(msgs, mynah.Message{ID: mynah.MessageID(id), Time: t0.Add(time.Duration(id) * time.Minute),
+					Sender: mynah.User{ID: mynah.UserID(1 + id%7), FirstName: t.Speaker}, Text: t.Text})
+			}
+		}
+	}
+	var questions []string
+	for _, c := range convs {
+		for _, q := range c.Questions {
+			questions = append(questions, q.Text)
+		}
+	}
+	return msgs, questions
+}
