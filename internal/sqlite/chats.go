@@ -25,7 +25,7 @@ const (
 func (db *DB) Chat(ctx context.Context, agent string, id mynah.ChatID) (mynah.Chat, error) {
 	c := mynah.Chat{ID: id}
 	var typ string
-	err := db.stmts.chat.QueryRowContext(ctx, agent, int64(id)).Scan(&typ, &c.Title, &c.Username, &c.IsForum)
+	err := db.stmts.chat.QueryRowContext(brief(ctx), agent, int64(id)).Scan(&typ, &c.Title, &c.Username, &c.IsForum)
 	if err != nil {
 		return mynah.Chat{}, fail(ctx, err, "chat %d of %s", id, agent)
 	}
@@ -39,7 +39,7 @@ func (db *DB) Session(ctx context.Context, agent string, chat mynah.ChatID, thre
 	s := mynah.Session{Agent: agent, Chat: chat, Thread: thread}
 	var start int64
 	var started sql.NullInt64
-	err := db.stmts.session.QueryRowContext(ctx, agent, int64(chat), thread).Scan(&start, &started)
+	err := db.stmts.session.QueryRowContext(brief(ctx), agent, int64(chat), thread).Scan(&start, &started)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return s, nil

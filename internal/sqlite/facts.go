@@ -132,7 +132,7 @@ func (db *DB) FactsOf(ctx context.Context, agent string, users []mynah.UserID) (
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.stmts.factsOf.QueryContext(ctx, agent, string(ids))
+	rows, err := db.stmts.factsOf.QueryContext(brief(ctx), agent, string(ids))
 	if err != nil {
 		return nil, fail(ctx, err, "facts of %d users of %s", len(users), agent)
 	}

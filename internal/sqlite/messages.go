@@ -71,9 +71,9 @@ func (db *DB) History(ctx context.Context, agent string, chat mynah.ChatID, thre
 		err  error
 	)
 	if thread == 0 {
-		rows, err = db.stmts.history.QueryContext(ctx, agent, int64(chat), int64(after), limit)
+		rows, err = db.stmts.history.QueryContext(brief(ctx), agent, int64(chat), int64(after), limit)
 	} else {
-		rows, err = db.stmts.historyThread.QueryContext(ctx, agent, int64(chat), thread, int64(after), limit)
+		rows, err = db.stmts.historyThread.QueryContext(brief(ctx), agent, int64(chat), thread, int64(after), limit)
 	}
 	if err != nil {
 		return nil, fail(ctx, err, "history of chat %d of %s", chat, agent)

@@ -294,7 +294,7 @@ const queryHasSummaries = `SELECT EXISTS (SELECT 1 FROM summaries WHERE agent = 
 // HasSummaries reports whether agent has any summary of chat.
 func (db *DB) HasSummaries(ctx context.Context, agent string, chat mynah.ChatID) (bool, error) {
 	var has bool
-	if err := db.stmts.hasSummaries.QueryRowContext(ctx, agent, int64(chat), agent, int64(chat)).Scan(&has); err != nil {
+	if err := db.stmts.hasSummaries.QueryRowContext(brief(ctx), agent, int64(chat), agent, int64(chat)).Scan(&has); err != nil {
 		return false, fail(ctx, err, "summaries of chat %d of %s", chat, agent)
 	}
 	return has, nil
