@@ -32,7 +32,7 @@ type chunkChoice struct {
 }
 
 type chunkToolCall struct {
-	Index                int64
+	Index               int64
 	ID, Name, Arguments string
 }
 
