@@ -397,7 +397,7 @@ func (r *jsonReader) number() {
 func (r *jsonReader) skip() {
 	switch c := r.peek(); c {
 	case '"':
-		r.string()
+		r.quoted()
 	case '{':
 		r.object(func([]byte) { r.skip() })
 	case '[':

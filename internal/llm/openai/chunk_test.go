@@ -103,7 +103,7 @@ func TestChunkAsSDK(t *testing.T) {
 // TestChunkMalformed: a chunk that is no JSON object is an error (the SDK's stream hands
 // only valid JSON to chunk; the reader stops at anything it cannot read all the same).
 func TestChunkMalformed(t *testing.T) {
-	for _, f := range []string{`[]`, `"x"`, `null`, ``, `{"model":"m"`, `{"model" "m"}`, `{"content":"\q"}`, `{"a":tru}`, `{"a":"\u12"}`} {
+	for _, f := range []string{`[]`, `"x"`, `null`, ``, `{"model":"m"`, `{"model" "m"}`, `{"model":"\q"}`, `{"a":tru}`, `{"model":"\u12"}`} {
 		var got chunk
 		if err := got.UnmarshalJSON([]byte(f)); err == nil {
 			t.Errorf("%s: no error", f)
