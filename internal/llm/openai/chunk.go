@@ -11,8 +11,10 @@ import (
 // chunk is what the accumulator reads of one Chat Completions stream chunk. The SDK's
 // own chunk type decodes every field of the API, by reflection, into values that
 // remember their raw JSON — most of what reading a stream costs; chunk reads only these
-// fields, in one pass. Like the SDK it is lenient: a field of another type than the API
-// says is taken as absent, not as an error.
+// fields, in one pass. Like the SDK it is lenient, and the same way (chunk_test.go
+// compares the two): a string field holding another value but null reads as that value's
+// JSON text, a number field holding a string as the number in it, an array element that
+// is no object as an empty one; anything else of the wrong type as absent.
 type chunk struct {
 	Model    string
 	HasUsage bool // "usage" is an object (a stream asked to include usage ends with one)
@@ -132,9 +134,9 @@ func (tc *chunkToolCall) read(r *jsonReader, key []byte) {
 	}
 }
 
-// jsonReader reads a JSON text front to back. Each reading method consumes one value;
-// one of another type than asked for is skipped and reported absent (false). At the
-// first malformed byte err is set and every later read reports absent.
+// jsonReader reads a JSON text front to back. Each reading method consumes one value and
+// reports whether it was of the type asked for (see each for what it makes of others).
+// At the first malformed byte err is set and every later read reports absent.
 type jsonReader struct {
 	b   []byte
 	i   int
