@@ -3,8 +3,6 @@ package openai
 import (
 	"encoding/base64"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/mynah-ai/mynah/internal/llm"
 )
 
@@ -18,18 +16,26 @@ var audioFormats = map[string]string{
 	"audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mpeg3": "mp3", "audio/x-mpeg-3": "mp3",
 }
 
-// mediaPart is the content part of p's image (an image_url with a data URL) or audio
-// (input_audio); media the API does not take, or without bytes, becomes a text part
+// appendMedia appends the content part of p's image (an image_url with a data URL) or
+// audio (input_audio); media the API does not take, or without bytes, becomes a text part
 // saying so.
-func mediaPart(p llm.Part) openai.ChatCompletionContentPartUnionParam {
-	if b := p.Image; b != nil {
-		if t := b.MediaType(); imageTypes[t] && len(b.Data) > 0 {
-			return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
-				URL: "data:" + t + ";base64," + base64.StdEncoding.EncodeToString(b.Data)})
+func appendMedia(b []byte, p llm.Part) []byte {
+	if img := p.Image; img != nil {
+		if t := img.MediaType(); imageTypes[t] && len(img.Data) > 0 {
+			// t is one of imageTypes and base64 one of JSON's plain characters: nothing
+			// to escape.
+			b = append(b, `{"image_url":{"url":"data:`...)
+			b = append(b, t...)
+			b = append(b, ";base64,"...)
+			b = base64.StdEncoding.AppendEncode(b, img.Data)
+			return append(b, `"},"type":"image_url"}`...)
 		}
 	} else if f := audioFormats[p.Audio.MediaType()]; f != "" && len(p.Audio.Data) > 0 {
-		return openai.InputAudioContentPart(openai.ChatCompletionContentPartInputAudioInputAudioParam{
-			Data: base64.StdEncoding.EncodeToString(p.Audio.Data), Format: f})
+		b = append(b, `{"input_audio":{"data":"`...)
+		b = base64.StdEncoding.AppendEncode(b, p.Audio.Data)
+		b = append(b, `","format":"`...)
+		b = append(b, f...)
+		return append(b, `"},"type":"input_audio"}`...)
 	}
-	return openai.TextContentPart(llm.MediaPlaceholder(p))
+	return appendTextPart(b, llm.MediaPlaceholder(p))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/mynah-ai/mynah/internal/llm"
 )
@@ -30,7 +31,12 @@ type Config struct {
 
 // Model calls one Chat Completions endpoint. It is immutable and safe for concurrent use.
 type Model struct {
-	svc    openai.ChatCompletionService
+	// client makes the SDK's requests with the options of a chat completions service
+	// (the layering of its options included). Its generic Post is the service's New and
+	// NewStreaming without their params types: Model encodes the body (body.go) and
+	// decodes stream chunks (chunk.go) itself; the SDK still sends, retries (not: see
+	// New), reports errors and reads the event stream.
+	client openai.Client
 	cfg    Config
 	custom bool // BaseURL is not OpenAI's own: send max_tokens, which every clone knows
 	tools  *toolCache
@@ -49,7 +55,7 @@ func New(cfg Config) (*Model, error) {
 	cfg.BaseURL, cfg.HTTPClient = u.String(), hc
 	m := &Model{cfg: cfg, custom: u.Host != "api.openai.com", tools: &toolCache{}}
 	// NewChatCompletionService, unlike NewClient, does not read the environment.
-	m.svc = openai.NewChatCompletionService(m.options()...)
+	m.client = openai.Client{Options: openai.NewChatCompletionService(m.options()...).Options}
 	return m, nil
 }
 
@@ -64,14 +70,17 @@ func (m *Model) options() []option.RequestOption {
 	}
 }
 
+// path is the Chat Completions endpoint under the base URL.
+const path = "chat/completions"
+
 // Generate sends req as one Chat Completions call. Provider failures are *llm.Error.
 func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	params, err := m.params(req)
+	body, err := m.body(req, false)
 	if err != nil {
 		return nil, err
 	}
-	c, err := m.svc.New(ctx, params)
-	if err != nil {
+	var c *openai.ChatCompletion
+	if err := m.client.Post(ctx, path, body, &c); err != nil {
 		return nil, m.translate(ctx, err)
 	}
 	return fromCompletion(c)
@@ -81,12 +90,14 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, e
 // text fragment; the stream is closed before Stream returns. Provider failures are
 // *llm.Error, a stream that ends without a finish reason among them (llm.ErrMalformed).
 func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)) (*llm.Response, error) {
-	params, err := m.params(req)
+	body, err := m.body(req, true)
 	if err != nil {
 		return nil, err
 	}
-	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
-	stream := m.svc.NewStreaming(ctx, params)
+	// As the SDK's NewStreaming does, with our chunk type.
+	var raw *http.Response
+	err = m.client.Post(ctx, path, body, &raw)
+	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	var acc accumulator
 	if err := llm.Drain(stream, acc.add, onText); err != nil {

@@ -3,8 +3,6 @@ package openai
 import (
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/mynah-ai/mynah/internal/llm"
 )
 
@@ -27,20 +25,24 @@ type partialCall struct {
 }
 
 // add folds one chunk in and returns its text fragment.
-func (a *accumulator) add(c openai.ChatCompletionChunk) string {
+func (a *accumulator) add(c chunk) string {
 	if c.Model != "" {
 		a.model = c.Model
 	}
-	if c.JSON.Usage.Valid() {
-		a.usage = usage(c.Usage)
+	if c.HasUsage {
+		a.usage = llm.Usage{
+			InputTokens:  int(c.Usage.PromptTokens),
+			OutputTokens: int(c.Usage.CompletionTokens),
+			CachedTokens: int(c.Usage.CachedTokens),
+		}
 	}
 	var text string
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
 			continue
 		}
-		text += ch.Delta.Content
-		for _, tc := range ch.Delta.ToolCalls {
+		text += ch.Content
+		for _, tc := range ch.ToolCalls {
 			a.addCall(tc)
 		}
 		if ch.FinishReason != "" {
@@ -51,7 +53,7 @@ func (a *accumulator) add(c openai.ChatCompletionChunk) string {
 	return text
 }
 
-func (a *accumulator) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) {
+func (a *accumulator) addCall(tc chunkToolCall) {
 	if a.byIdx == nil {
 		a.byIdx = make(map[int64]*partialCall)
 	}
@@ -64,10 +66,10 @@ func (a *accumulator) addCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) 
 	if tc.ID != "" {
 		p.id = tc.ID
 	}
-	if tc.Function.Name != "" {
-		p.name = tc.Function.Name
+	if tc.Name != "" {
+		p.name = tc.Name
 	}
-	p.args.WriteString(tc.Function.Arguments)
+	p.args.WriteString(tc.Arguments)
 }
 
 func (a *accumulator) response() *llm.Response {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/openai/openai-go/v3"
 
 	"github.com/mynah-ai/mynah/internal/llm"
 )
@@ -24,7 +23,7 @@ func feed(t *testing.T, frames []string) *llm.Response {
 		if f == "[DONE]" {
 			break
 		}
-		var c openai.ChatCompletionChunk
+		var c chunk
 		if err := json.Unmarshal([]byte(f), &c); err != nil {
 			t.Fatalf("chunk %s: %v", f, err)
 		}

@@ -6,34 +6,29 @@ import (
 	"hash/maphash"
 	"sync"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
-
 	"github.com/mynah-ai/mynah/internal/llm"
 )
 
 // toolCache keeps the tool definitions of recent requests encoded. An agent sends the
-// same tools with every call, and the SDK, handed them as structs, would decode each
-// schema into maps and encode them again by reflection on every call — a fifth of what
-// a call allocates. Encoded once, they are passed to the SDK as raw JSON, which it copies
-// into the body. Safe for concurrent use.
+// same tools with every call; encoded once (checking each schema is a JSON object), the
+// array is copied into each body as it is. Safe for concurrent use.
 type toolCache struct {
 	seed maphash.Seed
 	mu   sync.Mutex
-	sets map[uint64][]openai.ChatCompletionToolUnionParam
+	sets map[uint64][]byte
 }
 
 // toolSets bounds the tool sets remembered: one per agent, usually.
 const toolSets = 64
 
-// get returns tools as the SDK's params, encoded once per distinct set. The returned
-// slice is shared: read it only.
-func (c *toolCache) get(tools []llm.Tool) ([]openai.ChatCompletionToolUnionParam, error) {
+// get returns tools as the JSON array of the body's "tools", encoded once per distinct
+// set. The returned slice is shared: read it only.
+func (c *toolCache) get(tools []llm.Tool) ([]byte, error) {
 	var h maphash.Hash
 	c.mu.Lock()
 	if c.sets == nil {
 		c.seed = maphash.MakeSeed()
-		c.sets = map[uint64][]openai.ChatCompletionToolUnionParam{}
+		c.sets = map[uint64][]byte{}
 	}
 	h.SetSeed(c.seed)
 	c.mu.Unlock()
@@ -52,14 +47,18 @@ func (c *toolCache) get(tools []llm.Tool) ([]openai.ChatCompletionToolUnionParam
 	if ok {
 		return cached, nil
 	}
-	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
-	for _, t := range tools {
+	out := []byte{'['}
+	for i, t := range tools {
 		raw, err := encodeTool(t)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, param.Override[openai.ChatCompletionToolUnionParam](raw))
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, raw...)
 	}
+	out = append(out, ']')
 	c.mu.Lock()
 	if len(c.sets) >= toolSets {
 		clear(c.sets)
@@ -69,7 +68,8 @@ func (c *toolCache) get(tools []llm.Tool) ([]openai.ChatCompletionToolUnionParam
 	return out, nil
 }
 
-// encodeTool is t as a Chat Completions function tool.
+// encodeTool is t as a Chat Completions function tool, as the SDK sent it when handed
+// this JSON as the tool's param (body_test.go checks it still is).
 func encodeTool(t llm.Tool) (json.RawMessage, error) {
 	type function struct {
 		Name        string          `json:"name"`
