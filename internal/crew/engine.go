@@ -285,8 +285,10 @@ const (
 )
 
 // advance moves st on when its current member's turn is over: answered and delivered, or
-// superseded by a newer turn of the member's lane (which is queued again). It returns the
-// next member's turn, or errNoChange while the turn is under way.
+// superseded by a newer turn of the member's lane (which is queued again), or, when the
+// turn is a command's reply that handed the turn on (/next), when the reply is delivered
+// (the member whose turn it is is asked then). It returns the next member's turn, or
+// errNoChange while the turn is under way.
 func (e *Engine) advance(ctx context.Context, c Crew, st *mynah.CrewState) (*mynah.Turn, error) {
 	if !st.Active {
 		return nil, errNoChange
@@ -309,7 +311,9 @@ func (e *Engine) advance(ctx context.Context, c Crew, st *mynah.CrewState) (*myn
 	switch st.Outcome {
 	case "":
 		// A newer message in the member's lane superseded the turn before it was answered:
-		// the member still speaks, now seeing that message too.
+		// the member still speaks, now seeing that message too. Or the turn was the reply
+		// to a /next that handed the turn to this member (Command): the reply is delivered,
+		// so the member speaks now, after it, as the group must see them.
 		return e.queue(c, st), nil
 	case mynah.CrewSpoke, mynah.CrewClosed:
 		st.Spoke = append(st.Spoke, member.Agent)
