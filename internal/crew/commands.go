@@ -65,11 +65,17 @@ func (e *Engine) Command(ctx context.Context, agent string, msg *mynah.Message, 
 		syncMembers(c, &st)
 		return e.describe(c, st), true, nil
 	}
+	var dropAgent string // the member whose turn, dropTurn, the command dropped
+	var dropTurn int64
 	err = e.updateReset(ctx, c, msg.Chat.ID, func(st *mynah.CrewState) (*mynah.Turn, mynah.MessageID, error) {
+		dropAgent, dropTurn = "", 0
 		if msg.ID <= st.Command {
 			return nil, 0, errNoChange // applied already, and answered with it
 		}
 		st.Command = msg.ID
+		if st.Active && st.Turn != 0 && st.Outcome == "" {
+			dropAgent, dropTurn = st.Members[st.Next].Agent, st.Turn // unanswered yet
+		}
 		var note, skipped string
 		var next *mynah.Turn
 		var reset mynah.MessageID
@@ -99,6 +105,11 @@ func (e *Engine) Command(ctx context.Context, agent string, msg *mynah.Message, 
 			Static: note + "\n\n" + e.describe(c, *st)}
 		return t, reset, nil
 	})
+	if err == nil && dropTurn != 0 {
+		// Whatever the member would answer is dropped (Answered): its lane need not wait
+		// for it.
+		e.drop(dropAgent, dropTurn)
+	}
 	return "", true, err
 }
 

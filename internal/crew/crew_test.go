@@ -269,9 +269,12 @@ func TestCommands(t *testing.T) {
 	if got := firstLines(r.tg.lines()[2:4]); !slices.Equal(got, []string{"Ann: Skipped Ben.", "Cat: Cat says 1"}) {
 		t.Errorf("after /next the group saw %q, want the reply first", got)
 	}
-	// /next sent to the bot of the member it skips, whose lane is still busy with its
-	// first turn: the next member's bot answers, and then speaks.
+	// Ben's model call was stopped when it was skipped, so Ben's lane takes its second
+	// turn (its model still never answers).
 	r.waitFor("Ben's second turn", func() bool { st := r.state("team"); return st.Active && st.Round == 2 && st.Next == 1 })
+	r.waitFor("Ben's model asked again", func() bool { return len(r.models["Ben"].requests()) == 2 })
+	// /next sent to the bot of the member it skips: the next member's bot answers, and
+	// then speaks.
 	r.say("/next@ben_bot")
 	r.waitFor("Cat's turn after /next@ben_bot", func() bool { return slices.Contains(r.tg.lines(), "Cat: Cat says 2") })
 	if got := firstLines(r.tg.lines()[4:7]); !slices.Equal(got, []string{"Ann: Ann says 2", "Cat: Skipped Ben.", "Cat: Cat says 2"}) {

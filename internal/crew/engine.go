@@ -38,9 +38,19 @@ type Engine struct {
 	kick  chan struct{}
 
 	mu      sync.Mutex
-	bots    map[string]mynah.User       // by agent
-	queued  map[string]func(mynah.Turn) // tells each member's lanes of a turn queued for it
-	present map[presence]bool           // groups where every member of a "*" crew is present
+	bots    map[string]mynah.User // by agent
+	lanes   map[string]Lanes      // each member's lanes, to tell of its turns
+	present map[presence]bool     // groups where every member of a "*" crew is present
+}
+
+// Lanes are a member's lanes as the engine tells them of its turns (lane.Runner is).
+type Lanes interface {
+	// Queued tells them of a turn queued for the member, so they take it without
+	// reading the store.
+	Queued(mynah.Turn)
+	// Dropped tells them the cycle no longer waits for the member's turn turnID (skipped
+	// with /next, stopped): a model call answering it may stop. It must not block.
+	Dropped(turnID int64)
 }
 
 type presence struct {
@@ -61,7 +71,7 @@ func New(crews []Crew, store Store, opts Options) (*Engine, error) {
 		opts.Poll = 2 * time.Second
 	}
 	e := &Engine{store: store, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
-		bots: map[string]mynah.User{}, queued: map[string]func(mynah.Turn){}, present: map[presence]bool{}}
+		bots: map[string]mynah.User{}, lanes: map[string]Lanes{}, present: map[presence]bool{}}
 	for _, c := range crews {
 		if err := c.validate(); err != nil {
 			return nil, err
@@ -88,14 +98,14 @@ func New(crews []Crew, store Store, opts Options) (*Engine, error) {
 // Crews returns the crews, with their defaults filled in and the moderator first.
 func (e *Engine) Crews() []Crew { return slices.Clone(e.crews) }
 
-// Join tells the engine member agent's bot account and how to tell its lanes of a turn
-// queued for it (lane.Runner.Queued), so they take it without reading the store.
-func (e *Engine) Join(agent string, bot mynah.User, queued func(mynah.Turn)) {
+// Join tells the engine member agent's bot account and its lanes (nil: none in this
+// process), which it tells of the turns it queues for the member and drops.
+func (e *Engine) Join(agent string, bot mynah.User, lanes Lanes) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.bots[agent] = bot
-	if queued != nil {
-		e.queued[agent] = queued
+	if lanes != nil {
+		e.lanes[agent] = lanes
 	}
 }
 
@@ -113,10 +123,20 @@ func (e *Engine) botsOf() map[string]mynah.User {
 // tell tells t's agent's lanes of t, queued.
 func (e *Engine) tell(t mynah.Turn) {
 	e.mu.Lock()
-	q := e.queued[t.Agent]
+	l := e.lanes[t.Agent]
 	e.mu.Unlock()
-	if q != nil {
-		q(t)
+	if l != nil {
+		l.Queued(t)
+	}
+}
+
+// drop tells agent's lanes that the cycle no longer waits for its turn turnID.
+func (e *Engine) drop(agent string, turnID int64) {
+	e.mu.Lock()
+	l := e.lanes[agent]
+	e.mu.Unlock()
+	if l != nil {
+		l.Dropped(turnID)
 	}
 }
 
