@@ -32,7 +32,10 @@ type CrewState struct {
 	Closing bool
 	// Turn is the turn queued for that member (0: none yet), and Outcome what became of it
 	// once answered: CrewSpoke, CrewPassed, CrewFailed or CrewClosed ("" while unanswered,
-	// or when a newer message of the member's lane superseded it).
+	// or when a newer message of the member's lane superseded it). After a crew command
+	// Turn is the command's reply (Outcome ""): when the command handed the turn to the
+	// member at Next (/next), that member's turn is queued only once the reply is
+	// delivered, so the group sees the reply first, and a restart in between resumes there.
 	Turn    int64
 	Outcome string
 	// Target is the newest user message the cycle answers: the one that started it, or one

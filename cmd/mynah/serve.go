@@ -273,7 +273,7 @@ func startAgent(ctx context.Context, cfg *config, a agentConfig, db store, sense
 		Crew:        laneCrew(cfg, a, crews),
 	})
 	if crews != nil {
-		crews.Join(a.Name, me, rt.Queued)
+		crews.Join(a.Name, me, rt)
 	}
 	limits, err := access.RestoreLimiter(ctx, db, a.Name, a.Policy.Limit, time.Now())
 	if err != nil {

@@ -25,13 +25,20 @@ func IsCommand(name string) bool {
 // Command answers crew command cmd (lower case, without '/'), which member agent's bot
 // received in msg's chat, and applies it: /agents shows the members, their order, whose
 // turn it is and the mode; /next skips the member whose turn it is (an answer it is
-// already writing is still sent); /stop ends the cycle now; /crew reset starts a new crew
-// session (every member's conversation starts after the command; nothing is deleted).
+// writing is dropped); /stop ends the cycle now; /crew reset starts a new crew session
+// (every member's conversation starts after the command; nothing is deleted).
 // handled is false when agent is in no crew in that chat, or cmd is no crew command.
 //
 // A command sent to every bot (/agents, not /agents@bot) is answered by one member only,
 // the first of the crew, with reply "" for the others; its effect is applied once,
 // however many members receive it.
+//
+// A command that changes the crew's state (/next, /stop, /crew reset) is answered by the
+// crew itself: its reply is queued in the transaction that saves the change, and reply is
+// "" (the caller queues nothing). So the reply is sent exactly once, also when the update
+// is delivered again after a crash, and the member a /next hands the turn to is asked
+// only once the reply is delivered: the group sees "Skipped X." before that member's
+// message, whichever bots send them (see advance).
 func (e *Engine) Command(ctx context.Context, agent string, msg *mynah.Message, cmd string, explicit bool) (reply string, handled bool, err error) {
 	if !IsCommand(cmd) || !msg.Chat.IsGroup() {
 		return "", false, nil
@@ -50,53 +57,71 @@ func (e *Engine) Command(ctx context.Context, agent string, msg *mynah.Message, 
 	if cmd == "crew" && arg != "reset" {
 		return "Usage: /crew reset (starts a new crew session; nothing is deleted). /agents shows the crew, /next skips the member whose turn it is, /stop ends the cycle.", true, nil
 	}
-	var note string
+	if cmd == "agents" {
+		st, err := e.store.CrewState(ctx, c.Name, msg.Chat.ID)
+		if err != nil {
+			return "", true, err
+		}
+		syncMembers(c, &st)
+		return e.describe(c, st), true, nil
+	}
+	var dropAgent string // the member whose turn, dropTurn, the command dropped
+	var dropTurn int64
 	err = e.updateReset(ctx, c, msg.Chat.ID, func(st *mynah.CrewState) (*mynah.Turn, mynah.MessageID, error) {
-		note = ""
-		if cmd == "agents" || msg.ID <= st.Command {
-			return nil, 0, errNoChange // nothing to apply, or applied already
+		dropAgent, dropTurn = "", 0
+		if msg.ID <= st.Command {
+			return nil, 0, errNoChange // applied already, and answered with it
 		}
 		st.Command = msg.ID
-		switch cmd {
-		case "next":
-			if !st.Active {
-				note = "No cycle is under way."
-				return nil, 0, nil
-			}
-			skipped := st.Members[st.Next].Agent
+		if st.Active && st.Turn != 0 && st.Outcome == "" {
+			dropAgent, dropTurn = st.Members[st.Next].Agent, st.Turn // unanswered yet
+		}
+		var note, skipped string
+		var next *mynah.Turn
+		var reset mynah.MessageID
+		switch {
+		case !st.Active && cmd != "crew":
+			note = "No cycle is under way."
+		case cmd == "next":
+			skipped = st.Members[st.Next].Agent
 			note = "Skipped " + skipped + "."
-			return e.skip(c, st), 0, nil
-		case "stop":
-			if !st.Active {
-				note = "No cycle is under way."
-				return nil, 0, nil
-			}
+			next = e.skip(c, st)
+		case cmd == "stop":
 			note = "Stopped."
-			return e.end(c, st, endStop), 0, nil
+			e.end(c, st, endStop) // a stopped cycle starts no other
+		default: // /crew reset
+			if st.Active {
+				e.end(c, st, endReset)
+			}
+			st.Session, reset = msg.ID, msg.ID
+			st.Target, st.Replied = max(st.Target, msg.ID), max(st.Replied, msg.ID)
+			for i := range st.Members {
+				st.Members[i].Turns = 0
+			}
+			note = "Started a new crew session: the members keep the earlier messages stored, but won't look at them from now on."
 		}
-		// /crew reset
-		if st.Active {
-			e.end(c, st, endReset)
-		}
-		st.Session = msg.ID
-		st.Target, st.Replied = max(st.Target, msg.ID), max(st.Replied, msg.ID)
-		for i := range st.Members {
-			st.Members[i].Turns = 0
-		}
-		note = "Started a new crew session: the members keep the earlier messages stored, but won't look at them from now on."
-		return nil, msg.ID, nil
+		t := &mynah.Turn{Agent: e.replier(agent, skipped, next), Chat: msg.Chat.ID, ThreadID: msg.ThreadID,
+			Target: msg.ID, Sender: msg.Sender.ID, ReplyTo: msg.ID, Created: e.opts.Now(),
+			Static: note + "\n\n" + e.describe(c, *st)}
+		return t, reset, nil
 	})
-	if err != nil {
-		return "", true, err
+	if err == nil && dropTurn != 0 {
+		// Whatever the member would answer is dropped (Answered): its lane need not wait
+		// for it.
+		e.drop(dropAgent, dropTurn)
 	}
-	st, err := e.store.CrewState(ctx, c.Name, msg.Chat.ID)
-	if err != nil {
-		return "", true, err
+	return "", true, err
+}
+
+// replier returns the member whose bot sends the reply to a command agent's bot received:
+// agent, unless the command skipped agent's own turn and handed it on to next (/next):
+// agent's lane may be busy with that turn for as long as its model takes, and next's
+// turn waits for the reply, so next's bot sends it, just before next speaks.
+func (e *Engine) replier(agent, skipped string, next *mynah.Turn) string {
+	if agent == skipped && next != nil {
+		return next.Agent
 	}
-	if note != "" {
-		return note + "\n\n" + e.describe(c, st), true, nil
-	}
-	return e.describe(c, st), true, nil
+	return agent
 }
 
 // skip moves past the member whose turn it is in st without waiting for its turn, and

@@ -240,8 +240,9 @@ func TestModerator(t *testing.T) {
 }
 
 // TestCommands: /agents shows the crew, whose turn it is and the mode; /next skips the
-// member whose turn it is; /stop ends the cycle; /crew reset starts a new crew session;
-// a bare command is answered by one member only.
+// member whose turn it is, and the group sees its reply before the next member speaks,
+// whichever bot sends it; /stop ends the cycle; /crew reset starts a new crew session; a
+// bare command is answered by one member only.
 func TestCommands(t *testing.T) {
 	benGo := make(chan struct{})
 	var once sync.Once
@@ -262,19 +263,34 @@ func TestCommands(t *testing.T) {
 		!strings.Contains(got, "2. Ben @ben_bot ← speaking") || !strings.Contains(got, "round 1 of 3") {
 		t.Errorf("/agents answered %q", got)
 	}
-	r.say("/next@cat_bot")
+	// A bare /next is answered by Ann's bot, and Cat, on its own bot, speaks after it.
+	r.say("/next")
 	r.waitFor("Cat's turn after /next", func() bool { return slices.Contains(r.tg.lines(), "Cat: Cat says 1") })
-	r.waitFor("the /next reply", func() bool { return countPrefix(r.tg.lines(), "Skipped Ben.") == 1 })
-	r.waitFor("Ann's second turn", func() bool { return slices.Contains(r.tg.lines(), "Ann: Ann says 2") })
+	if got := firstLines(r.tg.lines()[2:4]); !slices.Equal(got, []string{"Ann: Skipped Ben.", "Cat: Cat says 1"}) {
+		t.Errorf("after /next the group saw %q, want the reply first", got)
+	}
+	// Ben's model call was stopped when it was skipped, so Ben's lane takes its second
+	// turn (its model still never answers).
+	r.waitFor("Ben's second turn", func() bool { st := r.state("team"); return st.Active && st.Round == 2 && st.Next == 1 })
+	r.waitFor("Ben's model asked again", func() bool { return len(r.models["Ben"].requests()) == 2 })
+	// /next sent to the bot of the member it skips: the next member's bot answers, and
+	// then speaks.
+	r.say("/next@ben_bot")
+	r.waitFor("Cat's turn after /next@ben_bot", func() bool { return slices.Contains(r.tg.lines(), "Cat: Cat says 2") })
+	if got := firstLines(r.tg.lines()[4:7]); !slices.Equal(got, []string{"Ann: Ann says 2", "Cat: Skipped Ben.", "Cat: Cat says 2"}) {
+		t.Errorf("after /next@ben_bot the group saw %q, want Cat's reply first", got)
+	}
+	r.waitFor("Ann's third turn", func() bool { return slices.Contains(r.tg.lines(), "Ann: Ann says 3") })
 	r.say("/stop")
 	st := r.waitEnded("team", 1)
 	r.waitFor("the /stop reply", func() bool { return countPrefix(r.tg.lines(), "Stopped.") >= 1 })
 	if st.Ended != "stopped with /stop" {
 		t.Errorf("ended: %q", st.Ended)
 	}
-	once.Do(func() { close(benGo) }) // Ben's skipped turn was never answered
+	once.Do(func() { close(benGo) }) // Ben's skipped turns were never answered
 	r.say("/crew reset")
 	r.waitFor("the reset", func() bool { return r.state("team").Session != 0 })
+	r.waitFor("the /crew reset reply", func() bool { return countPrefix(r.tg.lines(), "Started a new crew session") == 1 })
 	for _, name := range r.names {
 		sess, err := r.db.Session(t.Context(), name, group.ID, 0)
 		if err != nil || sess.Start != r.state("team").Session {
@@ -287,9 +303,77 @@ func TestCommands(t *testing.T) {
 			t.Errorf("Ben spoke after it was skipped: %q", l)
 		}
 	}
-	if n := countPrefix(lines, "Stopped."); n != 1 {
-		t.Errorf("/stop answered %d times, want once:\n%s", n, strings.Join(lines, "\n"))
+	// Each command answered once: /agents, both /next, /stop, /crew reset.
+	for s, want := range map[string]int{"Crew team": 1, "Skipped Ben.": 2, "Stopped.": 1, "Started a new crew session": 1} {
+		if n := countPrefix(lines, s); n != want {
+			t.Errorf("%q sent %d times, want %d:\n%s", s, n, want, strings.Join(lines, "\n"))
+		}
 	}
+}
+
+// TestNextAcrossRestart: mynah stopped while a member was speaking, and /next came before
+// it ran again (as when it dies right after saving the command): the command's reply and
+// whose turn it is wait in the store, the next member's turn is not queued yet; after the
+// restart the group sees the reply, then the next member, once each, and the skipped
+// member is not asked again.
+func TestNextAcrossRestart(t *testing.T) {
+	benGo := make(chan struct{})
+	t.Cleanup(func() { close(benGo) })
+	r := newRig(t, team(1, "Ann", "Ben", "Cat"), map[string]reply{
+		"Ann": speaks("Ann", 9),
+		"Ben": func(_ llm.Request, n int) (string, error) {
+			<-benGo
+			return "Ben late", nil
+		},
+		"Cat": speaks("Cat", 9),
+	})
+	r.say("@ann_bot start")
+	r.waitFor("Ben's model asked", func() bool { return len(r.models["Ben"].requests()) == 1 })
+	r.stopAll()
+	r.say("/next")
+	st := r.state("team")
+	if !st.Active || st.Members[st.Next].Agent != "Cat" {
+		t.Fatalf("after /next: %+v, want Cat's turn", st)
+	}
+	for _, name := range r.names {
+		turns, err := r.db.PendingTurns(t.Context(), name, time.Now(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var static []string
+		for _, turn := range turns {
+			if turn.Static != "" {
+				static = append(static, firstLines([]string{turn.Static})[0])
+			}
+		}
+		switch {
+		case name == "Ann" && (len(static) != 1 || static[0] != "Skipped Ben."):
+			t.Errorf("Ann's pending replies: %q, want the /next reply", static)
+		case name == "Cat" && len(turns) != 0:
+			t.Errorf("Cat's turn was queued before the /next reply was sent: %+v", turns)
+		}
+	}
+	r.start()
+	st = r.waitEnded("team", 1)
+	want := []string{"Ann: Ann says 1", "Ann: Skipped Ben.", "Cat: Cat says 1"}
+	if diff := cmp.Diff(firstLines(r.tg.lines()), want); diff != "" {
+		t.Errorf("the group saw (-got +want):\n%s", diff)
+	}
+	if n := len(r.models["Ben"].requests()); n != 1 {
+		t.Errorf("Ben's model was asked %d times, want once (before it was skipped)", n)
+	}
+	if st.Ended != "the last round (max_rounds) is over" {
+		t.Errorf("ended: %q", st.Ended)
+	}
+}
+
+// firstLines returns the first line of each of lines.
+func firstLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i], _, _ = strings.Cut(l, "\n")
+	}
+	return out
 }
 
 func countPrefix(lines []string, s string) int {

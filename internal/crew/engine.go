@@ -38,9 +38,19 @@ type Engine struct {
 	kick  chan struct{}
 
 	mu      sync.Mutex
-	bots    map[string]mynah.User       // by agent
-	queued  map[string]func(mynah.Turn) // tells each member's lanes of a turn queued for it
-	present map[presence]bool           // groups where every member of a "*" crew is present
+	bots    map[string]mynah.User // by agent
+	lanes   map[string]Lanes      // each member's lanes, to tell of its turns
+	present map[presence]bool     // groups where every member of a "*" crew is present
+}
+
+// Lanes are a member's lanes as the engine tells them of its turns (lane.Runner is).
+type Lanes interface {
+	// Queued tells them of a turn queued for the member, so they take it without
+	// reading the store.
+	Queued(mynah.Turn)
+	// Dropped tells them the cycle no longer waits for the member's turn turnID (skipped
+	// with /next, stopped): a model call answering it may stop. It must not block.
+	Dropped(turnID int64)
 }
 
 type presence struct {
@@ -61,7 +71,7 @@ func New(crews []Crew, store Store, opts Options) (*Engine, error) {
 		opts.Poll = 2 * time.Second
 	}
 	e := &Engine{store: store, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
-		bots: map[string]mynah.User{}, queued: map[string]func(mynah.Turn){}, present: map[presence]bool{}}
+		bots: map[string]mynah.User{}, lanes: map[string]Lanes{}, present: map[presence]bool{}}
 	for _, c := range crews {
 		if err := c.validate(); err != nil {
 			return nil, err
@@ -88,14 +98,14 @@ func New(crews []Crew, store Store, opts Options) (*Engine, error) {
 // Crews returns the crews, with their defaults filled in and the moderator first.
 func (e *Engine) Crews() []Crew { return slices.Clone(e.crews) }
 
-// Join tells the engine member agent's bot account and how to tell its lanes of a turn
-// queued for it (lane.Runner.Queued), so they take it without reading the store.
-func (e *Engine) Join(agent string, bot mynah.User, queued func(mynah.Turn)) {
+// Join tells the engine member agent's bot account and its lanes (nil: none in this
+// process), which it tells of the turns it queues for the member and drops.
+func (e *Engine) Join(agent string, bot mynah.User, lanes Lanes) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.bots[agent] = bot
-	if queued != nil {
-		e.queued[agent] = queued
+	if lanes != nil {
+		e.lanes[agent] = lanes
 	}
 }
 
@@ -113,10 +123,20 @@ func (e *Engine) botsOf() map[string]mynah.User {
 // tell tells t's agent's lanes of t, queued.
 func (e *Engine) tell(t mynah.Turn) {
 	e.mu.Lock()
-	q := e.queued[t.Agent]
+	l := e.lanes[t.Agent]
 	e.mu.Unlock()
-	if q != nil {
-		q(t)
+	if l != nil {
+		l.Queued(t)
+	}
+}
+
+// drop tells agent's lanes that the cycle no longer waits for its turn turnID.
+func (e *Engine) drop(agent string, turnID int64) {
+	e.mu.Lock()
+	l := e.lanes[agent]
+	e.mu.Unlock()
+	if l != nil {
+		l.Dropped(turnID)
 	}
 }
 
@@ -285,8 +305,10 @@ const (
 )
 
 // advance moves st on when its current member's turn is over: answered and delivered, or
-// superseded by a newer turn of the member's lane (which is queued again). It returns the
-// next member's turn, or errNoChange while the turn is under way.
+// superseded by a newer turn of the member's lane (which is queued again), or, when the
+// turn is a command's reply that handed the turn on (/next), when the reply is delivered
+// (the member whose turn it is is asked then). It returns the next member's turn, or
+// errNoChange while the turn is under way.
 func (e *Engine) advance(ctx context.Context, c Crew, st *mynah.CrewState) (*mynah.Turn, error) {
 	if !st.Active {
 		return nil, errNoChange
@@ -309,7 +331,9 @@ func (e *Engine) advance(ctx context.Context, c Crew, st *mynah.CrewState) (*myn
 	switch st.Outcome {
 	case "":
 		// A newer message in the member's lane superseded the turn before it was answered:
-		// the member still speaks, now seeing that message too.
+		// the member still speaks, now seeing that message too. Or the turn was the reply
+		// to a /next that handed the turn to this member (Command): the reply is delivered,
+		// so the member speaks now, after it, as the group must see them.
 		return e.queue(c, st), nil
 	case mynah.CrewSpoke, mynah.CrewClosed:
 		st.Spoke = append(st.Spoke, member.Agent)

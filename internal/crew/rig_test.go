@@ -77,8 +77,8 @@ func (r *rig) start() {
 		bot := r.bots[name]
 		asm := prompt.NewAssembler(prompt.Agent{Name: name, Bot: bot, Budget: 100000, System: prompt.SystemParts{Instructions: "You are " + name + "."}}, r.db, prompt.Sources{}, nil)
 		runner := lane.New(lane.Agent{Name: name, Bot: bot, Model: r.models[name], ModelName: "fake/" + name, ModelID: name, Apology: "sorry", Prompt: asm},
-			r.db, r.tg.as(bot), lane.Options{Crew: r.engine, Poll: 50 * time.Millisecond})
-		r.engine.Join(name, bot, runner.Queued)
+			r.db, r.tg.as(bot), lane.Options{Crew: r.engine, Poll: 50 * time.Millisecond, Grace: 200 * time.Millisecond})
+		r.engine.Join(name, bot, runner)
 		r.ins[name] = ingest.New(ingest.Agent{Name: name, Bot: bot}, r.db, ingest.Options{Queued: runner.Queued, Crew: r.engine})
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = runner.Run(ctx) }()

@@ -16,7 +16,8 @@ type Crew interface {
 	// Command answers crew command cmd (lower case, without '/') that agent's bot
 	// received in msg, explicit when it named the bot (/cmd@bot), and applies it. handled
 	// is false when agent is in no crew in msg's chat or cmd is not a crew command; an
-	// empty reply sends nothing (another member answers).
+	// empty reply sends nothing (another member answers, or the crew queued the reply
+	// itself, with the change the command made).
 	Command(ctx context.Context, agent string, msg *mynah.Message, cmd string, explicit bool) (reply string, handled bool, err error)
 }
 

@@ -82,7 +82,10 @@ func (e memberFailed) Unwrap() error { return e.err }
 // plan at all; a failure (an error, the member's timeout) is logged and is no plan either,
 // so the crew goes on without it. Store errors and a shutdown leave the turn queued.
 func (r *Runner) answerMember(ctx context.Context, t *mynah.Turn, ct CrewTurn, o *mynah.TurnOutcome) ([]step, error) {
-	mctx := context.WithValue(ctx, crewKey{}, &ct)
+	mctx, drop := context.WithCancelCause(context.WithValue(ctx, crewKey{}, &ct))
+	defer drop(nil)
+	r.memberRunning(t.ID, drop)
+	defer r.memberRunning(t.ID, nil)
 	if ct.Timeout > 0 {
 		var cancel context.CancelFunc
 		mctx, cancel = context.WithTimeout(mctx, ct.Timeout)
@@ -94,6 +97,9 @@ func (r *Runner) answerMember(ctx context.Context, t *mynah.Turn, ct CrewTurn, o
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.Is(context.Cause(mctx), errDropped):
+		// Answered drops whatever came; the crew is told the turn failed, which it ignores.
+		steps, outcome = nil, mynah.CrewFailed
 	case errors.As(err, &failed), err != nil && mctx.Err() != nil:
 		r.log.Warn("crew member skipped this round: its model did not answer", "chat", t.Chat, "turn", t.ID, "timeout", ct.Timeout, "err", err)
 		steps, outcome = nil, mynah.CrewFailed
@@ -116,6 +122,38 @@ func (r *Runner) answerMember(ctx context.Context, t *mynah.Turn, ct CrewTurn, o
 		return nil, nil
 	}
 	return steps, nil
+}
+
+// errDropped cancels a member's turn the crew no longer waits for (Dropped).
+var errDropped = errors.New("the crew went on without this turn")
+
+// Dropped tells the lanes that the crew no longer waits for member turn turnID (the
+// member was skipped with /next, the cycle stopped): a model call answering it is
+// cancelled, so the member's lane is free for what comes next instead of writing an
+// answer that would be dropped. A turn not under way here is left alone (its answer, if
+// one comes, is dropped all the same). It never blocks.
+func (r *Runner) Dropped(turnID int64) {
+	r.membersMu.Lock()
+	drop := r.members[turnID]
+	r.membersMu.Unlock()
+	if drop != nil {
+		r.log.Info("crew member's turn dropped: the cycle went on without it", "turn", turnID)
+		drop(errDropped)
+	}
+}
+
+// memberRunning records the cancel of member turn turnID under way; nil: it is over.
+func (r *Runner) memberRunning(turnID int64, drop context.CancelCauseFunc) {
+	r.membersMu.Lock()
+	defer r.membersMu.Unlock()
+	if drop == nil {
+		delete(r.members, turnID)
+		return
+	}
+	if r.members == nil {
+		r.members = map[int64]context.CancelCauseFunc{}
+	}
+	r.members[turnID] = drop
 }
 
 // passes reports whether a plan says nothing: no steps, or only messages that are the

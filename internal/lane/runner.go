@@ -168,6 +168,9 @@ type Runner struct {
 
 	waitingModel atomic.Int32 // lanes waiting for a model's answer
 	unblocked    sync.Map     // chats known not to be marked blocked (see unblock)
+
+	membersMu sync.Mutex
+	members   map[int64]context.CancelCauseFunc // crew members' turns under way (Dropped)
 }
 
 // New returns a Runner; it does no I/O. agent needs a model (Models, or Model).
