@@ -2,6 +2,7 @@ package lane_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/prompt"
 	"github.com/mynah-ai/mynah/internal/sqlite"
+	"github.com/mynah-ai/mynah/internal/tool"
 )
 
 // gateModel holds every call until the test releases it (or the call is cancelled),
@@ -21,6 +23,9 @@ import (
 type gateModel struct {
 	release chan struct{}
 	partial string
+	// tool, when set, is a tool the model calls at once in the first call of each turn
+	// (a request not ending with tool results); the call after its result is held.
+	tool string
 
 	mu    sync.Mutex
 	calls []gateCall
@@ -46,6 +51,9 @@ func (m *gateModel) Stream(ctx context.Context, req llm.Request, onText func(str
 	m.calls = append(m.calls, gateCall{prompt: b.String()})
 	n := len(m.calls)
 	m.mu.Unlock()
+	if last := req.Turns[len(req.Turns)-1]; m.tool != "" && last.Role != llm.ToolRole {
+		return &llm.Response{ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", n), Name: m.tool, Arguments: json.RawMessage(`{}`)}}}, nil
+	}
 	if m.partial != "" && onText != nil {
 		onText(m.partial)
 	}
@@ -92,14 +100,18 @@ type supersedeRig struct {
 	stop   func()
 }
 
-func newSupersedeRig(t *testing.T, model *gateModel, tg lane.Telegram, stream bool) *supersedeRig {
+func newSupersedeRig(t *testing.T, model *gateModel, tg lane.Telegram, stream bool, tools ...tool.Tool) *supersedeRig {
 	db, err := sqlite.Open(t.Context(), t.TempDir()+"/s.db")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	asm := prompt.NewAssembler(prompt.Agent{Name: "Mynah", Bot: bot, Budget: 10000}, db, prompt.Sources{}, nil)
-	r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Prompt: asm, Stream: stream},
+	reg, err := tool.NewRegistry(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Prompt: asm, Stream: stream, Tools: reg},
 		db, tg, lane.Options{})
 	rig := &supersedeRig{t: t, db: db, r: r, model: model}
 	switch tg := tg.(type) {
@@ -355,6 +367,90 @@ func TestCommandDoesNotReplace(t *testing.T) {
 		s.stop()
 		if got := texts(s.tg.Sent()); strings.Join(got, " | ") != "reply 1 | help text" {
 			t.Errorf("sent %q, want the answer, then the command's reply", got)
+		}
+	})
+}
+
+// countTool is a tool the model calls, counting its runs; readTool is the same tool
+// marked as one that only reads (tool.ReadOnly).
+type countTool struct {
+	mu   sync.Mutex
+	runs int
+}
+
+func (c *countTool) Spec() llm.Tool {
+	return llm.Tool{Name: "lookup", Description: "look up", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (c *countTool) Run(context.Context, tool.Call) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.runs++
+	return "the museum opens at ten", nil
+}
+
+func (c *countTool) Runs() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.runs
+}
+
+type readTool struct{ *countTool }
+
+func (readTool) ReadOnly() {}
+
+// TestReadOnlyToolKeepsTurnReplaceable: a turn whose model only searched (a tool that
+// reads) is still replaced by a newer message of its user: one reply, from a call that saw
+// both messages; the search runs again for the newer turn.
+func TestReadOnlyToolKeepsTurnReplaceable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ct := &countTool{}
+		s := newSupersedeRig(t, &gateModel{release: make(chan struct{}), tool: "lookup"}, &fakeTelegram{got: make(chan struct{}, 1)}, false, readTool{ct})
+		s.send(dm, alice, 1, "is the museum open")
+		if ct.Runs() != 1 {
+			t.Fatalf("the tool ran %d times before the second message, want 1", ct.Runs())
+		}
+		s.send(dm, alice, 2, "on sundays I mean")
+		s.answer()
+		s.stop()
+		if got := texts(s.tg.Sent()); len(got) != 1 {
+			t.Fatalf("sent %q, want exactly one reply for the two messages", got)
+		}
+		calls := s.model.Calls()
+		last := calls[len(calls)-1]
+		if last.cancelled || !strings.Contains(last.prompt, "on sundays I mean") || !strings.Contains(last.prompt, "is the museum open") {
+			t.Errorf("the answering call %+v does not see both messages", last)
+		}
+		if !calls[1].cancelled {
+			t.Errorf("calls %+v: the first turn's call after its search was not cancelled", calls)
+		}
+		if ct.Runs() != 2 {
+			t.Errorf("the tool ran %d times, want 2 (once per turn)", ct.Runs())
+		}
+		if n := s.pending(); n != 0 {
+			t.Errorf("%d turns still pending, want both finished", n)
+		}
+	})
+}
+
+// TestToolWithEffectKeepsTurn: a turn whose model ran a tool that may change what lasts
+// (remember, note) is not replaced: both messages are answered, in order.
+func TestToolWithEffectKeepsTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ct := &countTool{}
+		s := newSupersedeRig(t, &gateModel{release: make(chan struct{}), tool: "lookup"}, &fakeTelegram{got: make(chan struct{}, 1)}, false, ct)
+		s.send(dm, alice, 1, "remember I like tea")
+		s.send(dm, alice, 2, "and coffee")
+		s.answer()
+		s.answer()
+		s.stop()
+		if got := texts(s.tg.Sent()); len(got) != 2 {
+			t.Errorf("sent %q, want both messages answered", got)
+		}
+		for _, c := range s.model.Calls() {
+			if c.cancelled {
+				t.Errorf("a call was cancelled: %+v", s.model.Calls())
+			}
 		}
 	})
 }

@@ -286,7 +286,10 @@ func (r *Runner) runTools(ctx context.Context, t mynah.Turn, p *planner, calls [
 			results = append(results, llm.Part{ToolResult: &res})
 			continue
 		}
-		if !shown(ctx) { // a tool may change what lasts (remember): the turn stays from here
+		// A tool that may change what lasts (remember) makes the turn stay from here; one
+		// that only reads (memory_search) leaves it replaceable: a newer message cancels
+		// the read with the rest of the turn, and the newer turn reads again.
+		if !tool.IsReadOnly(tl) && !shown(ctx) || ctx.Err() != nil {
 			res.Content, res.IsError = errSuperseded.Error(), true
 			results = append(results, llm.Part{ToolResult: &res})
 			continue

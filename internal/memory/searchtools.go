@@ -25,7 +25,10 @@ type SearchTool struct{ searcher *Searcher }
 // NewSearchTool returns the memory_search tool over s.
 func NewSearchTool(s *Searcher) SearchTool { return SearchTool{searcher: s} }
 
-var _ tool.Tool = SearchTool{}
+var _ tool.ReadOnly = SearchTool{}
+
+// ReadOnly marks memory_search as a tool that only reads (tool.ReadOnly).
+func (SearchTool) ReadOnly() {}
 
 // Spec describes memory_search to the model.
 func (SearchTool) Spec() llm.Tool {
@@ -128,7 +131,10 @@ func (t GetTool) WithNotes(n *Notes) GetTool {
 // NewGetTool returns the memory_get tool over store.
 func NewGetTool(store History) GetTool { return GetTool{store: store} }
 
-var _ tool.Tool = GetTool{}
+var _ tool.ReadOnly = GetTool{}
+
+// ReadOnly marks memory_get as a tool that only reads (tool.ReadOnly).
+func (GetTool) ReadOnly() {}
 
 // Spec describes memory_get to the model.
 func (t GetTool) Spec() llm.Tool {

@@ -35,6 +35,21 @@ type Tool interface {
 	Run(ctx context.Context, c Call) (string, error)
 }
 
+// ReadOnly is implemented by a tool that changes nothing that lasts: it only reads (a
+// search, a lookup), so running it again gives the same answer and cancelling it loses
+// nothing. A turn whose tools were all read-only may still be replaced by a newer message
+// of its chat; one that ran any other tool (remember, note, …) stays.
+type ReadOnly interface {
+	Tool
+	ReadOnly()
+}
+
+// IsReadOnly reports whether t only reads (see ReadOnly).
+func IsReadOnly(t Tool) bool {
+	_, ok := t.(ReadOnly)
+	return ok
+}
+
 // Registry is the set of tools an agent offers, in a stable order (a stable prompt keeps
 // provider caches warm). The zero value is empty and usable.
 type Registry struct {
