@@ -40,8 +40,10 @@ import (
 //     before anyone may take the chat, or finds at its next Hold that the chat is
 //     another's and drops the work; its stale parts are never sent after the new owner's.
 //   - A queued turn notifies the other instances (NOTIFY) so that the one holding its
-//     chat wakes at once; their runners also rescan every few seconds, the fallback when
-//     a notification is lost with a connection.
+//     chat wakes at once, unless the queuing instance runs it itself (an accepted
+//     message in a chat it serves); an instance ignores its own notifications. Runners
+//     also rescan every few seconds, the fallback when a notification is lost with a
+//     connection.
 
 // claims is this instance's identity when several instances share the database; nil in
 // a store opened for one process (operator commands).
@@ -240,27 +242,55 @@ func (db *DB) checkClaim(ctx context.Context, tx pgx.Tx, agent string, chat myna
 	return nil
 }
 
-// claimQueued reports whether this instance may run a turn of chat it has just queued
-// itself (Accept) straight away, without reading the queue: with one instance always;
-// with several only when it holds the chat, or the chat was never claimed and it takes
-// it now. A chat another instance holds, or held before it went, is left to the scans,
-// which order its takeover after its undelivered parts.
-func (db *DB) claimQueued(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID) (bool, error) {
-	if db.claims == nil {
-		return true, nil
+// queueClaimed sends b, then q (insertTurn, its arguments args, queuing a turn of chat
+// for agent), in one round trip in tx, sets *id to the turn's id, and reports whether
+// this instance may run the turn straight away, without reading the queue: with one
+// instance always; with several only when it holds the chat, or the chat was never
+// claimed and it takes it now. A chat another instance holds, or held before it went, is
+// left to the scans, which order its takeover after its undelivered parts; only then are
+// the other instances notified, so that the holder wakes: a turn this instance runs
+// itself wakes nobody, and no instance scans the queue for it.
+func (db *DB) queueClaimed(ctx context.Context, tx pgx.Tx, b *pgx.Batch, q string, args []any, agent string, chat mynah.ChatID, id *int64) (bool, error) {
+	n := b.Len()
+	b.Queue(q, args...)
+	if db.claims != nil {
+		b.Queue(claimChat, agent, int64(chat), db.claims.owner)
+		b.Queue(notifyUnlessHeld, agent, int64(chat), db.claims.owner)
 	}
-	var owner int64
-	err := tx.QueryRow(ctx, claimChat, agent, int64(chat), db.claims.owner).Scan(&owner)
-	if err != nil {
-		return false, err
-	}
-	return owner == db.claims.owner, nil
+	res := tx.SendBatch(ctx, b)
+	mine := true
+	err := func() error {
+		for range n {
+			if _, err := res.Exec(); err != nil {
+				return err
+			}
+		}
+		if err := res.QueryRow().Scan(id); err != nil {
+			return err
+		}
+		if db.claims == nil {
+			return nil
+		}
+		var owner int64
+		if err := res.QueryRow().Scan(&owner); err != nil {
+			return err
+		}
+		mine = owner == db.claims.owner
+		_, err := res.Exec()
+		return err
+	}()
+	return mine, errors.Join(err, res.Close())
 }
 
 // claimChat takes a chat nobody claimed and returns its owner.
 const claimChat = `WITH taken AS (INSERT INTO chat_claims (agent, chat_id, owner, claimed_at)
 		VALUES ($1, $2, $3, now()) ON CONFLICT (agent, chat_id) DO NOTHING RETURNING owner)
 	SELECT owner FROM taken UNION ALL SELECT owner FROM chat_claims WHERE agent = $1 AND chat_id = $2 LIMIT 1`
+
+// notifyUnlessHeld notifies the other instances (see workChannel) that agent has a new
+// turn, when the chat ($2) is not this instance's ($3) after claimChat.
+const notifyUnlessHeld = `SELECT pg_notify('` + workChannel + `', current_schema() || ' ' || $1)
+	WHERE NOT EXISTS (SELECT 1 FROM chat_claims WHERE agent = $1 AND chat_id = $2 AND owner = $3)`
 
 // workChannel is the channel of the notifications of queued turns; the payload is the
 // schema and the agent, so that stores in other schemas of the database ignore them.
@@ -363,6 +393,12 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 		cancel()
 		switch {
 		case err == nil:
+			// A turn this instance queued itself needs no waking: whoever queued it told
+			// the runner (as with SQLite, where nothing notifies), and a scan it woke would
+			// read the queue for nothing, once per message.
+			if _, own := db.ownPIDs.Load(n.PID); own {
+				break
+			}
 			if s, agent, ok := strings.Cut(n.Payload, " "); ok && s == schema {
 				wake(agent)
 			}

@@ -94,20 +94,23 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 			}
 			queued = *t
 			queued.Agent, queued.Chat, queued.Created = agent, tc, storecodec.OrNow(t.Created, db.now)
-			if q, args, err = db.insertTurnArgs(agent, queued); err != nil {
+			// The turn is queued without a notification: the instance that runs it is
+			// told below, by claimQueued.
+			if q, args, err = db.insertTurnArgs(agent, queued, false); err != nil {
 				return err
 			}
 		}
-		if queued.ID, err = execBatch(ctx, tx, b, q, args); err != nil || in.Turn == nil {
+		if in.Turn == nil {
+			_, err = execBatch(ctx, tx, b, "", nil)
 			return err
 		}
 		// Another instance serving the chat runs the turn, not this one: the caller
 		// gets no ID and reads the queue, which holds nothing of the chat for it.
-		if mine, err := db.claimQueued(ctx, tx, agent, queued.Chat); err != nil || !mine {
+		mine, err := db.queueClaimed(ctx, tx, b, q, args, agent, queued.Chat, &queued.ID)
+		if err != nil || !mine {
 			queued.ID = 0
-			return err
 		}
-		return nil
+		return err
 	})
 	if errors.Is(err, errHandled) {
 		return false, nil

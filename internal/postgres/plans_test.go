@@ -41,6 +41,7 @@ func TestQueryPlans(t *testing.T) {
 		queryPart:           {1},
 		queryPartByKey:      {"a", "turn/1/0"},
 		queryClaimOwner:     {"a", 1},
+		notifyUnlessHeld:    {"a", 1, 1},
 		queryChat:           {"a", 1},
 		querySession:        {"a", 1, 0},
 		queryBlocked:        {"a", 1},

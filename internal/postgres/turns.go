@@ -241,7 +241,7 @@ func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Ti
 // insertTurnTx queues t for agent inside tx and returns its id; the other instances are
 // notified when tx commits.
 func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah.Turn) (int64, error) {
-	q, args, err := db.insertTurnArgs(agent, t)
+	q, args, err := db.insertTurnArgs(agent, t, true)
 	if err != nil {
 		return 0, err
 	}
@@ -249,14 +249,14 @@ func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah
 }
 
 // insertTurnArgs is the statement that queues t for agent, and its arguments: with several
-// instances, the statement also notifies the others in the same round trip.
-func (db *DB) insertTurnArgs(agent string, t mynah.Turn) (string, []any, error) {
+// instances and notify, the statement also notifies the others in the same round trip.
+func (db *DB) insertTurnArgs(agent string, t mynah.Turn, notify bool) (string, []any, error) {
 	buttons, err := storecodec.ButtonsColumn(t.Buttons)
 	if err != nil {
 		return "", nil, err
 	}
 	q := insertTurn
-	if db.claims != nil {
+	if db.claims != nil && notify {
 		q = insertTurnNotify
 	}
 	return q, []any{agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,
