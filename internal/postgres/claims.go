@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,6 +60,10 @@ type claims struct {
 	liveOwners []int64
 	liveAt     time.Time // the database's clock
 	liveRead   time.Time // this process's
+	// held are the parts whose chat's lease FinishTurnWith renewed as it enqueued them:
+	// until when (this process's clock) their first send needs no Hold.
+	heldMu sync.Mutex
+	held   map[int64]time.Time
 }
 
 // conn returns the presence connection, nil when closed.
@@ -152,8 +158,7 @@ const (
 		claimPartsCTE + `
 		SELECT ` + partColumns + ` FROM outbox
 		WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL AND chat_id IN (SELECT chat_id FROM mine) ORDER BY id LIMIT $3`
-	queryClaimOwner = `WITH ` + liveOwners + ` SELECT c.owner, c.owner IN (SELECT owner FROM live) FROM chat_claims c WHERE c.agent = $1 AND c.chat_id = $2`
-	queryLive       = `WITH ` + liveOwners + ` SELECT array(SELECT owner FROM live), now()`
+	queryLive = `WITH ` + liveOwners + ` SELECT array(SELECT owner FROM live), now()`
 )
 
 // liveEvery is how long a reading of the presence locks serves the scans: reading them
@@ -210,7 +215,7 @@ const holdPart = `UPDATE chat_claims c SET claimed_at = now() FROM outbox o
 // cannot send what the chat's new owner sends. A store opened without Options.Serve
 // lets every send go ahead.
 func (db *DB) Hold(ctx context.Context, partID int64) error {
-	if db.claims == nil {
+	if db.claims == nil || db.claims.holding(partID) {
 		return nil
 	}
 	tag, err := db.pool.Exec(ctx, holdPart, partID, db.claims.owner)
@@ -223,20 +228,72 @@ func (db *DB) Hold(ctx context.Context, partID int64) error {
 	return nil
 }
 
-// checkClaim fails with errClaimLost when another live instance holds chat.
-func (db *DB) checkClaim(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID) error {
-	if db.claims == nil {
+// renewClaim renews the claim of a chat ($1, $2) if this instance ($3) holds it, as
+// holdPart does.
+const renewClaim = `UPDATE chat_claims SET claimed_at = now() WHERE agent = $1 AND chat_id = $2 AND owner = $3`
+
+// holdUntil records parts, just enqueued in a chat whose claim was renewed in the same
+// transaction, which began after start: until start plus half the lease, the first send
+// of each is covered by that renewal as by a Hold of its own, so Hold skips its round
+// trip. No other instance can have taken the chat over by then (a takeover waits out
+// the whole lease from the renewal), and no other lane of this one sends the part (a
+// chat's parts go out in one lane). A send later than that, or a second attempt, holds
+// as usual. A nil c (one instance) records nothing.
+func (c *claims) holdUntil(parts []int64, start time.Time) {
+	if c == nil || len(parts) == 0 {
+		return
+	}
+	until := start.Add(c.lease / 2)
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	if c.held == nil || len(c.held) > 4096 {
+		// Parts never sent (given up, or sent by a successor) go with the rest.
+		now := time.Now()
+		old := c.held
+		c.held = map[int64]time.Time{}
+		for id, t := range old {
+			if now.Before(t) {
+				c.held[id] = t
+			}
+		}
+	}
+	for _, id := range parts {
+		c.held[id] = until
+	}
+}
+
+// holding reports, once, whether the part may be sent without a Hold (see holdUntil).
+func (c *claims) holding(part int64) bool {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	until, ok := c.held[part]
+	if ok {
+		delete(c.held, part)
+	}
+	return ok && time.Now().Before(until)
+}
+
+// heldBy is the claim of a chat as a statement read it: its owner and when it was made
+// or last renewed, both NULL when nobody claimed the chat.
+type heldBy struct {
+	owner sql.NullInt64
+	at    sql.NullTime
+}
+
+// checkClaim fails with errClaimLost when another instance holds claim's chat and counts
+// as alive as the scans count it (see claimedTurns): its owner held its presence lock at
+// the last reading of the locks, or the claim is younger than the lease then. An owner
+// gone a moment ago may still count as alive: the turn is then left to the scans, which
+// take the chat over and run it again.
+func (db *DB) checkClaim(ctx context.Context, claim heldBy) error {
+	if db.claims == nil || !claim.owner.Valid || claim.owner.Int64 == db.claims.owner {
 		return nil
 	}
-	var owner int64
-	var live bool
-	err := tx.QueryRow(ctx, queryClaimOwner, agent, int64(chat)).Scan(&owner, &live)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil
-	case err != nil:
+	owners, at, err := db.live(ctx)
+	if err != nil {
 		return err
-	case owner != db.claims.owner && live:
+	}
+	if slices.Contains(owners, claim.owner.Int64) || claim.at.Valid && !claim.at.Time.Before(at.Add(-db.claims.lease)) {
 		return errClaimLost
 	}
 	return nil

@@ -58,7 +58,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		accepted bool
 		queued   mynah.Turn // in.Turn as queued
 	)
-	err := db.inTx(ctx, func(tx pgx.Tx) error {
+	err := db.inPipeTx(ctx, func(tx *pipeTx) error {
 		accepted, queued = false, mynah.Turn{}
 		fresh, err := db.acceptFirst(ctx, tx, agent, updateID, chat, in)
 		if err != nil {
@@ -100,6 +100,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 				return err
 			}
 		}
+		tx.commitNext() // the second round trip ends the transaction
 		if in.Turn == nil {
 			_, err = execBatch(ctx, tx, b, "", nil)
 			return err

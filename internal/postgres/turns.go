@@ -20,7 +20,12 @@ const (
 	// queryPendingTurns reads the turns_pending partial index, which holds undone rows only.
 	queryPendingTurns = `SELECT ` + turnColumns + ` FROM turns
 		WHERE agent = $1 AND done_at IS NULL AND due <= $2 ORDER BY id LIMIT $3`
-	queryTurn  = `SELECT agent, chat_id, thread_id, done_at FROM turns WHERE id = $1 FOR UPDATE`
+	// queryTurnClaim locks the turn's row, so that two instances finishing one turn
+	// serialize, and reads the claim of its chat: its owner and when it was last renewed,
+	// NULL when nobody claimed it.
+	queryTurnClaim = `SELECT t.agent, t.chat_id, t.thread_id, t.done_at, c.owner, c.claimed_at FROM turns t
+		LEFT JOIN chat_claims c ON c.agent = t.agent AND c.chat_id = t.chat_id
+		WHERE t.id = $1 FOR UPDATE OF t`
 	finishTurn = `UPDATE turns SET done_at = $1 WHERE id = $2`
 	insertPart = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created, kind, task)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (agent, key) DO NOTHING RETURNING id`
@@ -96,15 +101,20 @@ func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPar
 // stored parts are returned as FinishTurn returns them.
 func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutcome) ([]mynah.OutPart, error) {
 	parts := o.Parts
-	var out []mynah.OutPart
-	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		out = nil
+	var (
+		out  []mynah.OutPart
+		held []int64 // parts sendable without a Hold (see holdUntil)
+	)
+	start := time.Now() // before the transaction, and the claim's renewal in it, began
+	err := db.inPipeTx(ctx, func(tx *pipeTx) error {
+		out, held = nil, nil
 		var (
 			agent        string
 			chat, thread int64
 			done         sql.NullInt64
+			claim        heldBy
 		)
-		if err := tx.QueryRow(ctx, queryTurn, turnID).Scan(&agent, &chat, &thread, &done); err != nil {
+		if err := tx.QueryRow(ctx, queryTurnClaim, turnID).Scan(&agent, &chat, &thread, &done, &claim.owner, &claim.at); err != nil {
 			return err
 		}
 		if err := checkParts(agent, parts); err != nil {
@@ -129,24 +139,34 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 			}
 			return nil
 		}
-		if err := db.checkClaim(ctx, tx, agent, mynah.ChatID(chat)); err != nil {
+		if err := db.checkClaim(ctx, claim); err != nil {
 			return err
 		}
+		tx.commitNext() // the batch ends the transaction
 		var err error
-		out, err = db.finishBatch(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, o, unique)
+		out, held, err = db.finishBatch(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, o, unique)
 		return err
 	})
 	if err != nil {
 		return nil, fail(ctx, err, "finish turn %d", turnID)
 	}
+	db.claims.holdUntil(held, start)
 	return out, nil
 }
 
 // finishBatch marks the turn done, records o's usage and prompt and enqueues parts (keys
 // unique) in tx, sending the statements together: one round trip, not one each. It
-// returns the parts still pending, as enqueued or, for a key enqueued before, as stored.
-func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, o mynah.TurnOutcome, parts []mynah.OutPart) ([]mynah.OutPart, error) {
+// returns the parts still pending, as enqueued or, for a key enqueued before, as stored
+// (read after the batch, which may have committed tx: a part read later is as pending as
+// it is then). With several instances, the batch also renews the claim of the turn's
+// chat when this instance holds it, as Hold does, and then returns the ids of the parts
+// enqueued in the chat, whose first send the renewal covers (see holdUntil).
+func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, o mynah.TurnOutcome, parts []mynah.OutPart) ([]mynah.OutPart, []int64, error) {
 	b := &pgx.Batch{}
+	renew := db.claims != nil
+	if renew {
+		b.Queue(renewClaim, agent, int64(chat), db.claims.owner)
+	}
 	b.Queue(finishTurn, db.now().UnixMilli(), turnID)
 	for _, u := range o.Usage {
 		b.Queue(insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
@@ -165,7 +185,7 @@ func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 		created := storecodec.OrNow(p.Created, db.now)
 		task, err := storecodec.EncodeTask(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		kind := p.Kind
 		if kind == "" {
@@ -177,8 +197,16 @@ func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 		queued[i] = p
 	}
 	res := tx.SendBatch(ctx, b)
+	renewed := false
 	err := func() error {
-		for range b.Len() - len(parts) {
+		if renew {
+			tag, err := res.Exec()
+			if err != nil {
+				return err
+			}
+			renewed = tag.RowsAffected() == 1
+		}
+		for range b.Len() - len(parts) - boolInt(renew) {
 			if _, err := res.Exec(); err != nil {
 				return err
 			}
@@ -196,23 +224,35 @@ func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 		return nil
 	}()
 	if err := errors.Join(err, res.Close()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []mynah.OutPart
+	var (
+		out  []mynah.OutPart
+		held []int64
+	)
 	for _, p := range queued {
 		if p.ID == 0 {
 			stored, pending, err := db.storedPart(ctx, tx, agent, p.Key)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !pending {
 				continue
 			}
 			p = stored
+		} else if renewed && p.Chat == chat {
+			held = append(held, p.ID)
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return out, held, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // checkParts reports the first part that cannot be enqueued for a turn of agent.
