@@ -312,7 +312,6 @@ func (db *DB) queueClaimed(ctx context.Context, tx pgx.Tx, b *pgx.Batch, q strin
 	b.Queue(q, args...)
 	if db.claims != nil {
 		b.Queue(claimChat, agent, int64(chat), db.claims.owner)
-		b.Queue(notifyUnlessHeld, agent, int64(chat), db.claims.owner)
 	}
 	res := tx.SendBatch(ctx, b)
 	mine := true
@@ -329,25 +328,24 @@ func (db *DB) queueClaimed(ctx context.Context, tx pgx.Tx, b *pgx.Batch, q strin
 			return nil
 		}
 		var owner int64
-		if err := res.QueryRow().Scan(&owner); err != nil {
+		if err := res.QueryRow().Scan(&owner, nil); err != nil {
 			return err
 		}
 		mine = owner == db.claims.owner
-		_, err := res.Exec()
-		return err
+		return nil
 	}()
 	return mine, errors.Join(err, res.Close())
 }
 
-// claimChat takes a chat nobody claimed and returns its owner.
+// claimChat takes for this instance ($3) agent's ($1) chat ($2) if nobody claimed it,
+// and returns the chat's owner; when that is another instance, it notifies the others
+// (see workChannel) that agent has a new turn. Its second column counts the
+// notifications (0 or 1).
 const claimChat = `WITH taken AS (INSERT INTO chat_claims (agent, chat_id, owner, claimed_at)
-		VALUES ($1, $2, $3, now()) ON CONFLICT (agent, chat_id) DO NOTHING RETURNING owner)
-	SELECT owner FROM taken UNION ALL SELECT owner FROM chat_claims WHERE agent = $1 AND chat_id = $2 LIMIT 1`
-
-// notifyUnlessHeld notifies the other instances (see workChannel) that agent has a new
-// turn, when the chat ($2) is not this instance's ($3) after claimChat.
-const notifyUnlessHeld = `SELECT pg_notify('` + workChannel + `', current_schema() || ' ' || $1)
-	WHERE NOT EXISTS (SELECT 1 FROM chat_claims WHERE agent = $1 AND chat_id = $2 AND owner = $3)`
+		VALUES ($1, $2, $3, now()) ON CONFLICT (agent, chat_id) DO NOTHING RETURNING owner),
+	o AS (SELECT owner FROM taken UNION ALL SELECT owner FROM chat_claims WHERE agent = $1 AND chat_id = $2 LIMIT 1),
+	n AS (SELECT pg_notify('` + workChannel + `', current_schema() || ' ' || $1) FROM o WHERE o.owner <> $3)
+	SELECT owner, (SELECT count(*) FROM n) FROM o`
 
 // workChannel is the channel of the notifications of queued turns; the payload is the
 // schema and the agent, so that stores in other schemas of the database ignore them.

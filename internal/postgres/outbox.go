@@ -134,6 +134,21 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 	if sent.ID == 0 {
 		return fmt.Errorf("postgres: mark part %d sent: message has no id", partID)
 	}
+	if sent.Agent != "" && sent.Chat.ID != 0 && sent.Edited.IsZero() {
+		// The sender says whose the part is and where it went (the lane does): the row
+		// lock and the writes go together, the guess checked against the locked row.
+		err := db.inPipeTx(ctx, func(tx *pipeTx) error {
+			m := sent
+			m.Outgoing, m.Time = true, storecodec.OrNow(m.Time, db.now)
+			return db.storeSent(ctx, tx, m.Agent, partID, &m, true)
+		})
+		switch {
+		case err == nil, errors.Is(err, errSettled):
+			return nil
+		case !errors.Is(err, errGuess):
+			return fail(ctx, err, "mark part %d sent", partID)
+		}
+	}
 	err := db.settle(ctx, partID, func(tx *pipeTx, agent string, chat mynah.ChatID, thread int64) error {
 		now := db.now()
 		m := sent
@@ -158,7 +173,7 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			}
 			return db.shareSent(ctx, tx, agent, &m) // crew.go: the other members of its crews see it
 		}
-		return db.storeSent(ctx, tx, agent, partID, &m)
+		return db.storeSent(ctx, tx, agent, partID, &m, false)
 	})
 	if err != nil {
 		return fail(ctx, err, "mark part %d sent", partID)
@@ -166,11 +181,18 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 	return nil
 }
 
+// errGuess stops MarkSent's transaction when the part is not the sent message's agent's,
+// or has a thread the message lacks; it never escapes.
+var errGuess = errors.New("the part is not where the message says")
+
 // storeSent marks the part sent, stores m, the message it was delivered as, with its
 // chat, and records it in the views of agent's crew peers in the chat, in tx: the mark,
 // the message and the peers in one round trip, the index entry (and media queue) and
-// the commit in a second; the shares, rare, after.
-func (db *DB) storeSent(ctx context.Context, tx *pipeTx, agent string, partID int64, m *mynah.Message) error {
+// the commit in a second; the shares, rare, after. With lock, the part's row is locked
+// first in the same round trip (as settle does), and the transaction stops with
+// errSettled when the part is settled already, with errGuess when it is not agent's or
+// m has no thread and the part has one (then the message goes to the part's thread).
+func (db *DB) storeSent(ctx context.Context, tx *pipeTx, agent string, partID int64, m *mynah.Message, lock bool) error {
 	args, err := db.messageArgs(agent, m.Chat.ID, m)
 	if err != nil {
 		return err
@@ -178,6 +200,9 @@ func (db *DB) storeSent(ctx context.Context, tx *pipeTx, agent string, partID in
 	c := m.Chat
 	args = append(args, string(c.Type), c.Title, c.Username, c.IsForum)
 	b := &pgx.Batch{}
+	if lock {
+		b.Queue(queryPart, partID)
+	}
 	b.Queue(markSent, db.now().UnixMilli(), int64(m.ID), partID)
 	b.Queue(insertMessageInChat, args...)
 	b.Queue(queryCrewPeers, agent, int64(c.ID))
@@ -189,6 +214,24 @@ func (db *DB) storeSent(ctx context.Context, tx *pipeTx, agent string, partID in
 	)
 	res := tx.SendBatch(ctx, b)
 	err = func() error {
+		if lock {
+			var (
+				owner   string
+				thread  int64
+				settled bool
+			)
+			err := res.QueryRow().Scan(&owner, nil, &thread, &settled)
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+				return errGuess // settle tells an unknown part
+			case err != nil:
+				return err
+			case settled:
+				return errSettled
+			case owner != agent || m.ThreadID == 0 && thread != 0:
+				return errGuess
+			}
+		}
 		if _, err := res.Exec(); err != nil {
 			return err
 		}
