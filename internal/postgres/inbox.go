@@ -58,7 +58,7 @@ const (
 // the semantics of the SQLite store (see mynah.Inbox): the dedupe key first, then the
 // chat and users (latest names win), the message (kept when stored already, and then no
 // reset and no turn), an edit, a reset and a turn (*in.Turn then set as queued, its ID
-// too, unless another instance serves the chat: see claimQueued). Two instances accepting the same
+// too, unless another instance serves the chat: see queueClaimed). Two instances accepting the same
 // update race on the updates primary key: the second waits for the first to commit and
 // then finds the key taken, so exactly one applies it.
 func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah.Intake) (bool, error) {
@@ -110,7 +110,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 			queued = *t
 			queued.Agent, queued.Chat, queued.Created = agent, tc, storecodec.OrNow(t.Created, db.now)
 			// The turn is queued without a notification: the instance that runs it is
-			// told below, by claimQueued.
+			// told below, by queueClaimed.
 			if q, args, err = db.insertTurnArgs(agent, queued, false); err != nil {
 				return err
 			}
