@@ -228,10 +228,6 @@ func (db *DB) Hold(ctx context.Context, partID int64) error {
 	return nil
 }
 
-// renewClaim renews the claim of a chat ($1, $2) if this instance ($3) holds it, as
-// holdPart does.
-const renewClaim = `UPDATE chat_claims SET claimed_at = now() WHERE agent = $1 AND chat_id = $2 AND owner = $3`
-
 // holdUntil records parts, just enqueued in a chat whose claim was renewed in the same
 // transaction, which began after start: until start plus half the lease, the first send
 // of each is covered by that renewal as by a Hold of its own, so Hold skips its round

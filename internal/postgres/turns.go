@@ -26,8 +26,18 @@ const (
 	queryTurnClaim = `SELECT t.agent, t.chat_id, t.thread_id, t.done_at, c.owner, c.claimed_at FROM turns t
 		LEFT JOIN chat_claims c ON c.agent = t.agent AND c.chat_id = t.chat_id
 		WHERE t.id = $1 FOR UPDATE OF t`
+	// queryTurnRenew is queryTurnClaim that also renews the claim of the turn's chat when
+	// this instance ($2) holds it, as Hold does, and says whether it did. The claim read
+	// is as it was before the renewal.
+	queryTurnRenew = `WITH r AS (UPDATE chat_claims c SET claimed_at = now() FROM turns t
+			WHERE t.id = $1 AND c.agent = t.agent AND c.chat_id = t.chat_id AND c.owner = $2 RETURNING 1)
+		SELECT t.agent, t.chat_id, t.thread_id, t.done_at, c.owner, c.claimed_at, EXISTS (SELECT 1 FROM r) FROM turns t
+		LEFT JOIN chat_claims c ON c.agent = t.agent AND c.chat_id = t.chat_id
+		WHERE t.id = $1 FOR UPDATE OF t`
 	finishTurn = `UPDATE turns SET done_at = $1 WHERE id = $2`
-	insertPart = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created, kind, task)
+	// finishPrompt is finishTurn ($10, $2) and upsertPrompt in one statement.
+	finishPrompt = `WITH f AS (UPDATE turns SET done_at = $10 WHERE id = $2) ` + upsertPrompt
+	insertPart   = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created, kind, task)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (agent, key) DO NOTHING RETURNING id`
 	queryDueAt = `SELECT min(due) FROM turns WHERE agent = $1 AND done_at IS NULL AND due > $2`
 	setPreview = `UPDATE turns SET preview_id = $1 WHERE id = $2`
@@ -113,8 +123,15 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 			chat, thread int64
 			done         sql.NullInt64
 			claim        heldBy
+			renewed      bool // this instance's claim of the chat, renewed
 		)
-		if err := tx.QueryRow(ctx, queryTurnClaim, turnID).Scan(&agent, &chat, &thread, &done, &claim.owner, &claim.at); err != nil {
+		var err error
+		if db.claims != nil {
+			err = tx.QueryRow(ctx, queryTurnRenew, turnID, db.claims.owner).Scan(&agent, &chat, &thread, &done, &claim.owner, &claim.at, &renewed)
+		} else {
+			err = tx.QueryRow(ctx, queryTurnClaim, turnID).Scan(&agent, &chat, &thread, &done, &claim.owner, &claim.at)
+		}
+		if err != nil {
 			return err
 		}
 		if err := checkParts(agent, parts); err != nil {
@@ -143,8 +160,7 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 			return err
 		}
 		tx.commitNext() // the batch ends the transaction
-		var err error
-		out, held, err = db.finishBatch(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, o, unique)
+		out, held, err = db.finishBatch(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, o, unique, renewed)
 		return err
 	})
 	if err != nil {
@@ -158,24 +174,22 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 // unique) in tx, sending the statements together: one round trip, not one each. It
 // returns the parts still pending, as enqueued or, for a key enqueued before, as stored
 // (read after the batch, which may have committed tx: a part read later is as pending as
-// it is then). With several instances, the batch also renews the claim of the turn's
-// chat when this instance holds it, as Hold does, and then returns the ids of the parts
-// enqueued in the chat, whose first send the renewal covers (see holdUntil).
-func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, o mynah.TurnOutcome, parts []mynah.OutPart) ([]mynah.OutPart, []int64, error) {
+// it is then). When renewed (this instance's claim of the chat was renewed in tx, see
+// queryTurnRenew), it also returns the ids of the parts enqueued in the chat, whose first
+// send the renewal covers (see holdUntil).
+func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, o mynah.TurnOutcome, parts []mynah.OutPart, renewed bool) ([]mynah.OutPart, []int64, error) {
 	b := &pgx.Batch{}
-	renew := db.claims != nil
-	if renew {
-		b.Queue(renewClaim, agent, int64(chat), db.claims.owner)
+	done := db.now().UnixMilli()
+	if rec := o.Prompt; rec != nil {
+		u := rec.Usage
+		b.Queue(finishPrompt, agent, turnID, int64(rec.Chat), rec.Model,
+			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, storecodec.OrNow(rec.Time, db.now).UnixMilli(), done)
+	} else {
+		b.Queue(finishTurn, done, turnID)
 	}
-	b.Queue(finishTurn, db.now().UnixMilli(), turnID)
 	for _, u := range o.Usage {
 		b.Queue(insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
 			u.CachedTokens, storecodec.OrNow(u.Time, db.now).UnixMilli())
-	}
-	if rec := o.Prompt; rec != nil {
-		u := rec.Usage
-		b.Queue(upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
-			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, storecodec.OrNow(rec.Time, db.now).UnixMilli())
 	}
 	queued := make([]mynah.OutPart, len(parts))
 	for i, p := range parts {
@@ -197,16 +211,8 @@ func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 		queued[i] = p
 	}
 	res := tx.SendBatch(ctx, b)
-	renewed := false
 	err := func() error {
-		if renew {
-			tag, err := res.Exec()
-			if err != nil {
-				return err
-			}
-			renewed = tag.RowsAffected() == 1
-		}
-		for range b.Len() - len(parts) - boolInt(renew) {
+		for range b.Len() - len(parts) {
 			if _, err := res.Exec(); err != nil {
 				return err
 			}
@@ -246,13 +252,6 @@ func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 		out = append(out, p)
 	}
 	return out, held, nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // checkParts reports the first part that cannot be enqueued for a turn of agent.
