@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,8 +42,10 @@ import (
 //     before anyone may take the chat, or finds at its next Hold that the chat is
 //     another's and drops the work; its stale parts are never sent after the new owner's.
 //   - A queued turn notifies the other instances (NOTIFY) so that the one holding its
-//     chat wakes at once; their runners also rescan every few seconds, the fallback when
-//     a notification is lost with a connection.
+//     chat wakes at once, unless the queuing instance runs it itself (an accepted
+//     message in a chat it serves); an instance ignores its own notifications. Runners
+//     also rescan every few seconds, the fallback when a notification is lost with a
+//     connection.
 
 // claims is this instance's identity when several instances share the database; nil in
 // a store opened for one process (operator commands).
@@ -56,6 +60,10 @@ type claims struct {
 	liveOwners []int64
 	liveAt     time.Time // the database's clock
 	liveRead   time.Time // this process's
+	// held are the parts whose chat's lease FinishTurnWith renewed as it enqueued them:
+	// until when (this process's clock) their first send needs no Hold.
+	heldMu sync.Mutex
+	held   map[int64]time.Time
 }
 
 // conn returns the presence connection, nil when closed.
@@ -150,8 +158,7 @@ const (
 		claimPartsCTE + `
 		SELECT ` + partColumns + ` FROM outbox
 		WHERE agent = $1 AND sent_at IS NULL AND failed_at IS NULL AND chat_id IN (SELECT chat_id FROM mine) ORDER BY id LIMIT $3`
-	queryClaimOwner = `WITH ` + liveOwners + ` SELECT c.owner, c.owner IN (SELECT owner FROM live) FROM chat_claims c WHERE c.agent = $1 AND c.chat_id = $2`
-	queryLive       = `WITH ` + liveOwners + ` SELECT array(SELECT owner FROM live), now()`
+	queryLive = `WITH ` + liveOwners + ` SELECT array(SELECT owner FROM live), now()`
 )
 
 // liveEvery is how long a reading of the presence locks serves the scans: reading them
@@ -208,7 +215,7 @@ const holdPart = `UPDATE chat_claims c SET claimed_at = now() FROM outbox o
 // cannot send what the chat's new owner sends. A store opened without Options.Serve
 // lets every send go ahead.
 func (db *DB) Hold(ctx context.Context, partID int64) error {
-	if db.claims == nil {
+	if db.claims == nil || db.claims.holding(partID) {
 		return nil
 	}
 	tag, err := db.pool.Exec(ctx, holdPart, partID, db.claims.owner)
@@ -221,46 +228,120 @@ func (db *DB) Hold(ctx context.Context, partID int64) error {
 	return nil
 }
 
-// checkClaim fails with errClaimLost when another live instance holds chat.
-func (db *DB) checkClaim(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID) error {
-	if db.claims == nil {
+// holdUntil records parts, just enqueued in a chat whose claim was renewed in the same
+// transaction, which began after start: until start plus half the lease, the first send
+// of each is covered by that renewal as by a Hold of its own, so Hold skips its round
+// trip. No other instance can have taken the chat over by then (a takeover waits out
+// the whole lease from the renewal), and no other lane of this one sends the part (a
+// chat's parts go out in one lane). A send later than that, or a second attempt, holds
+// as usual. A nil c (one instance) records nothing.
+func (c *claims) holdUntil(parts []int64, start time.Time) {
+	if c == nil || len(parts) == 0 {
+		return
+	}
+	until := start.Add(c.lease / 2)
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	if c.held == nil || len(c.held) > 4096 {
+		// Parts never sent (given up, or sent by a successor) go with the rest.
+		now := time.Now()
+		old := c.held
+		c.held = map[int64]time.Time{}
+		for id, t := range old {
+			if now.Before(t) {
+				c.held[id] = t
+			}
+		}
+	}
+	for _, id := range parts {
+		c.held[id] = until
+	}
+}
+
+// holding reports, once, whether the part may be sent without a Hold (see holdUntil).
+func (c *claims) holding(part int64) bool {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	until, ok := c.held[part]
+	if ok {
+		delete(c.held, part)
+	}
+	return ok && time.Now().Before(until)
+}
+
+// heldBy is the claim of a chat as a statement read it: its owner and when it was made
+// or last renewed, both NULL when nobody claimed the chat.
+type heldBy struct {
+	owner sql.NullInt64
+	at    sql.NullTime
+}
+
+// checkClaim fails with errClaimLost when another instance holds claim's chat and counts
+// as alive as the scans count it (see claimedTurns): its owner held its presence lock at
+// the last reading of the locks, or the claim is younger than the lease then. An owner
+// gone a moment ago may still count as alive: the turn is then left to the scans, which
+// take the chat over and run it again.
+func (db *DB) checkClaim(ctx context.Context, claim heldBy) error {
+	if db.claims == nil || !claim.owner.Valid || claim.owner.Int64 == db.claims.owner {
 		return nil
 	}
-	var owner int64
-	var live bool
-	err := tx.QueryRow(ctx, queryClaimOwner, agent, int64(chat)).Scan(&owner, &live)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil
-	case err != nil:
+	owners, at, err := db.live(ctx)
+	if err != nil {
 		return err
-	case owner != db.claims.owner && live:
+	}
+	if slices.Contains(owners, claim.owner.Int64) || claim.at.Valid && !claim.at.Time.Before(at.Add(-db.claims.lease)) {
 		return errClaimLost
 	}
 	return nil
 }
 
-// claimQueued reports whether this instance may run a turn of chat it has just queued
-// itself (Accept) straight away, without reading the queue: with one instance always;
-// with several only when it holds the chat, or the chat was never claimed and it takes
-// it now. A chat another instance holds, or held before it went, is left to the scans,
-// which order its takeover after its undelivered parts.
-func (db *DB) claimQueued(ctx context.Context, tx pgx.Tx, agent string, chat mynah.ChatID) (bool, error) {
-	if db.claims == nil {
-		return true, nil
+// queueClaimed sends b, then q (insertTurn, its arguments args, queuing a turn of chat
+// for agent), in one round trip in tx, sets *id to the turn's id, and reports whether
+// this instance may run the turn straight away, without reading the queue: with one
+// instance always; with several only when it holds the chat, or the chat was never
+// claimed and it takes it now. A chat another instance holds, or held before it went, is
+// left to the scans, which order its takeover after its undelivered parts; only then are
+// the other instances notified, so that the holder wakes: a turn this instance runs
+// itself wakes nobody, and no instance scans the queue for it.
+func (db *DB) queueClaimed(ctx context.Context, tx pgx.Tx, b *pgx.Batch, q string, args []any, agent string, chat mynah.ChatID, id *int64) (bool, error) {
+	n := b.Len()
+	b.Queue(q, args...)
+	if db.claims != nil {
+		b.Queue(claimChat, agent, int64(chat), db.claims.owner)
 	}
-	var owner int64
-	err := tx.QueryRow(ctx, claimChat, agent, int64(chat), db.claims.owner).Scan(&owner)
-	if err != nil {
-		return false, err
-	}
-	return owner == db.claims.owner, nil
+	res := tx.SendBatch(ctx, b)
+	mine := true
+	err := func() error {
+		for range n {
+			if _, err := res.Exec(); err != nil {
+				return err
+			}
+		}
+		if err := res.QueryRow().Scan(id); err != nil {
+			return err
+		}
+		if db.claims == nil {
+			return nil
+		}
+		var owner int64
+		if err := res.QueryRow().Scan(&owner, nil); err != nil {
+			return err
+		}
+		mine = owner == db.claims.owner
+		return nil
+	}()
+	return mine, errors.Join(err, res.Close())
 }
 
-// claimChat takes a chat nobody claimed and returns its owner.
+// claimChat takes for this instance ($3) agent's ($1) chat ($2) if nobody claimed it,
+// and returns the chat's owner; when that is another instance, it notifies the others
+// (see workChannel) that agent has a new turn. Its second column counts the
+// notifications (0 or 1).
 const claimChat = `WITH taken AS (INSERT INTO chat_claims (agent, chat_id, owner, claimed_at)
-		VALUES ($1, $2, $3, now()) ON CONFLICT (agent, chat_id) DO NOTHING RETURNING owner)
-	SELECT owner FROM taken UNION ALL SELECT owner FROM chat_claims WHERE agent = $1 AND chat_id = $2 LIMIT 1`
+		VALUES ($1, $2, $3, now()) ON CONFLICT (agent, chat_id) DO NOTHING RETURNING owner),
+	o AS (SELECT owner FROM taken UNION ALL SELECT owner FROM chat_claims WHERE agent = $1 AND chat_id = $2 LIMIT 1),
+	n AS (SELECT pg_notify('` + workChannel + `', current_schema() || ' ' || $1) FROM o WHERE o.owner <> $3)
+	SELECT owner, (SELECT count(*) FROM n) FROM o`
 
 // workChannel is the channel of the notifications of queued turns; the payload is the
 // schema and the agent, so that stores in other schemas of the database ignore them.
@@ -363,6 +444,12 @@ func (db *DB) Coordinate(ctx context.Context, wake func(agent string)) error {
 		cancel()
 		switch {
 		case err == nil:
+			// A turn this instance queued itself needs no waking: whoever queued it told
+			// the runner (as with SQLite, where nothing notifies), and a scan it woke would
+			// read the queue for nothing, once per message.
+			if _, own := db.ownPIDs.Load(n.PID); own {
+				break
+			}
 			if s, agent, ok := strings.Cut(n.Payload, " "); ok && s == schema {
 				wake(agent)
 			}

@@ -306,28 +306,47 @@ func TestElect(t *testing.T) {
 	}
 }
 
-// TestNotifyWakes: a turn queued by one instance wakes another's runner.
+// TestNotifyWakes: a turn queued by one instance in a chat another serves wakes that
+// other's runner; a turn the queuing instance runs itself (in a chat it serves or takes
+// now) wakes nobody, so that no instance scans the queue for it.
 func TestNotifyWakes(t *testing.T) {
 	dbs := instances(t, 2)
-	woke := make(chan string, 10)
+	queue(t, dbs[1], 7, 1) // dbs[1] serves chat 7 from now on
+	woke := make(chan string, 100)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
 	go func() { done <- dbs[1].Coordinate(ctx, func(agent string) { woke <- agent }) }()
 	defer func() { cancel(); <-done }()
 	// Coordinate listens once it runs; queue until the notification comes through.
-	for i := 1; ; i++ {
+	for i := 2; ; i++ {
 		queue(t, dbs[0], 7, i)
 		select {
 		case agent := <-woke:
 			if agent != "ada" {
 				t.Errorf("woken for %q, want ada", agent)
 			}
-			return
 		case <-time.After(200 * time.Millisecond):
+			if i == 50 {
+				t.Fatal("no wake after 50 queued turns")
+			}
+			continue
 		}
-		if i == 50 {
-			t.Fatal("no wake after 50 queued turns")
+		break
+	}
+	// A late notification of the loop's is no wake of what follows.
+	for quiet := false; !quiet; {
+		select {
+		case <-woke:
+		case <-time.After(300 * time.Millisecond):
+			quiet = true
 		}
+	}
+	queue(t, dbs[0], 8, 1) // dbs[0] takes chat 8 and runs its turn itself
+	queue(t, dbs[1], 7, 100)
+	select {
+	case agent := <-woke:
+		t.Errorf("woken for %q by turns their queuing instances run themselves", agent)
+	case <-time.After(500 * time.Millisecond):
 	}
 }
 

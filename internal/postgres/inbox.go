@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,6 +30,20 @@ const (
 		ON CONFLICT (agent, user_id) DO UPDATE SET first_name = excluded.first_name,
 			last_name = excluded.last_name, username = excluded.username, is_bot = excluded.is_bot,
 			updated_at = excluded.updated_at`
+	// insertMessageAccepted is insertMessageIndexed after upsertChat and upsertUser, in
+	// one statement: binds as insertMessage, then the chat's type, title, username and
+	// is_forum, then the users as arrays of ids, first names, last names, usernames and
+	// is_bot (usersColumns). The chat and the users are updated as of stored_at.
+	insertMessageAccepted = `WITH chat AS (INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at)
+			VALUES ($1, $2, $19, $20, $21, $22, $18)
+			ON CONFLICT (agent, chat_id) DO UPDATE SET type = excluded.type, title = excluded.title,
+				username = excluded.username, is_forum = excluded.is_forum, updated_at = excluded.updated_at),
+		usr AS (INSERT INTO users (agent, user_id, first_name, last_name, username, is_bot, updated_at)
+			SELECT $1, u.id, u.first, u.last, u.username, u.bot, $18
+			FROM unnest($23::bigint[], $24::text[], $25::text[], $26::text[], $27::boolean[]) AS u(id, first, last, username, bot)
+			ON CONFLICT (agent, user_id) DO UPDATE SET first_name = excluded.first_name,
+				last_name = excluded.last_name, username = excluded.username, is_bot = excluded.is_bot,
+				updated_at = excluded.updated_at) ` + insertMessageIndexed
 	insertSession = `INSERT INTO sessions (agent, chat_id, thread_id, start_id, started) VALUES ($1, $2, $3, $4, $5)`
 	insertTurn    = `INSERT INTO turns (agent, chat_id, thread_id, target, static, reply_to, created, not_before,
 		buttons, edit_id, due) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`
@@ -43,7 +58,7 @@ const (
 // the semantics of the SQLite store (see mynah.Inbox): the dedupe key first, then the
 // chat and users (latest names win), the message (kept when stored already, and then no
 // reset and no turn), an edit, a reset and a turn (*in.Turn then set as queued, its ID
-// too, unless another instance serves the chat: see claimQueued). Two instances accepting the same
+// too, unless another instance serves the chat: see queueClaimed). Two instances accepting the same
 // update race on the updates primary key: the second waits for the first to commit and
 // then finds the key taken, so exactly one applies it.
 func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah.Intake) (bool, error) {
@@ -58,7 +73,7 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		accepted bool
 		queued   mynah.Turn // in.Turn as queued
 	)
-	err := db.inTx(ctx, func(tx pgx.Tx) error {
+	err := db.inPipeTx(ctx, func(tx *pipeTx) error {
 		accepted, queued = false, mynah.Turn{}
 		fresh, err := db.acceptFirst(ctx, tx, agent, updateID, chat, in)
 		if err != nil {
@@ -94,20 +109,24 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 			}
 			queued = *t
 			queued.Agent, queued.Chat, queued.Created = agent, tc, storecodec.OrNow(t.Created, db.now)
-			if q, args, err = db.insertTurnArgs(agent, queued); err != nil {
+			// The turn is queued without a notification: the instance that runs it is
+			// told below, by queueClaimed.
+			if q, args, err = db.insertTurnArgs(agent, queued, false); err != nil {
 				return err
 			}
 		}
-		if queued.ID, err = execBatch(ctx, tx, b, q, args); err != nil || in.Turn == nil {
+		tx.commitNext() // the second round trip ends the transaction
+		if in.Turn == nil {
+			_, err = execBatch(ctx, tx, b, "", nil)
 			return err
 		}
 		// Another instance serving the chat runs the turn, not this one: the caller
 		// gets no ID and reads the queue, which holds nothing of the chat for it.
-		if mine, err := db.claimQueued(ctx, tx, agent, queued.Chat); err != nil || !mine {
+		mine, err := db.queueClaimed(ctx, tx, b, q, args, agent, queued.Chat, &queued.ID)
+		if err != nil || !mine {
 			queued.ID = 0
-			return err
 		}
-		return nil
+		return err
 	})
 	if errors.Is(err, errHandled) {
 		return false, nil
@@ -119,6 +138,29 @@ func (db *DB) Accept(ctx context.Context, agent string, updateID int64, in mynah
 		*in.Turn = queued
 	}
 	return accepted, nil
+}
+
+// usersColumns are users (those with an id, each id once, its last names winning as
+// upsertUser applied one after the other would leave them) as the arrays
+// insertMessageAccepted binds.
+func usersColumns(users []mynah.User) []any {
+	var (
+		ids                    []int64
+		first, last, usernames []string
+		bots                   []bool
+	)
+	for _, u := range users {
+		if u.ID == 0 {
+			continue
+		}
+		if i := slices.Index(ids, int64(u.ID)); i >= 0 {
+			first[i], last[i], usernames[i], bots[i] = u.FirstName, u.LastName, u.Username, u.IsBot
+			continue
+		}
+		ids = append(ids, int64(u.ID))
+		first, last, usernames, bots = append(first, u.FirstName), append(last, u.LastName), append(usernames, u.Username), append(bots, u.IsBot)
+	}
+	return []any{ids, first, last, usernames, bots}
 }
 
 // errHandled rolls back the intake of an update handled before.
@@ -139,22 +181,25 @@ func (db *DB) acceptFirst(ctx context.Context, tx pgx.Tx, agent string, updateID
 	now := db.now().UnixMilli()
 	b := &pgx.Batch{}
 	b.Queue(acceptUpdate, agent, updateID, now)
-	if chat.ID != 0 {
-		b.Queue(upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title, chat.Username, chat.IsForum, now)
-	}
-	for _, u := range in.Users {
-		if u.ID != 0 {
-			b.Queue(upsertUser, agent, int64(u.ID), u.FirstName, u.LastName, u.Username, u.IsBot, now)
-		}
-	}
 	m := in.Message
-	store := m != nil && !in.Edit
+	store := m != nil && !in.Edit // then chat.ID is not 0 (validateIntake)
 	if store {
+		// The chat, the users and the message in one statement.
 		args, err := db.messageArgs(agent, chat.ID, m)
 		if err != nil {
 			return nil, err
 		}
-		b.Queue(insertMessageIndexed, args...)
+		args = append(args, string(chat.Type), chat.Title, chat.Username, chat.IsForum)
+		b.Queue(insertMessageAccepted, append(args, usersColumns(in.Users)...)...)
+	} else {
+		if chat.ID != 0 {
+			b.Queue(upsertChat, agent, int64(chat.ID), string(chat.Type), chat.Title, chat.Username, chat.IsForum, now)
+		}
+		for _, u := range in.Users {
+			if u.ID != 0 {
+				b.Queue(upsertUser, agent, int64(u.ID), u.FirstName, u.LastName, u.Username, u.IsBot, now)
+			}
+		}
 	}
 	var (
 		seq    int64
@@ -169,16 +214,12 @@ func (db *DB) acceptFirst(ctx context.Context, tx pgx.Tx, agent string, updateID
 			}
 			return err
 		}
-		n := b.Len() - 1
-		if store {
-			n--
-		}
-		for range n {
-			if _, err := res.Exec(); err != nil {
-				return err
-			}
-		}
 		if !store {
+			for range b.Len() - 1 {
+				if _, err := res.Exec(); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 		err := res.QueryRow().Scan(&seq, &prev)

@@ -41,6 +41,9 @@ type DB struct {
 	logger *slog.Logger
 
 	claims *claims // nil: one instance
+	// ownPIDs are the backend process ids of the pool's connections: a notification one
+	// of them sent is this instance's own (see Coordinate).
+	ownPIDs sync.Map // uint32 → struct{}
 
 	closeOnce sync.Once
 }
@@ -97,6 +100,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "mynah/" + strconv.Itoa(os.Getpid())
 	}
 	db := &DB{dsn: Redact(dsn), now: time.Now, logger: opts.Logger}
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		db.ownPIDs.Store(c.PgConn().PID(), struct{}{})
+		return nil
+	}
+	cfg.BeforeClose = func(c *pgx.Conn) { db.ownPIDs.Delete(c.PgConn().PID()) }
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))

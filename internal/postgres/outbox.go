@@ -104,8 +104,8 @@ var errSettled = errors.New("part already settled")
 // settle runs fn in a transaction on a part that is still pending, its row locked. A part
 // already sent or failed is left as it is and settle returns nil; an unknown part is
 // mynah.ErrNotFound.
-func (db *DB) settle(ctx context.Context, partID int64, fn func(tx pgx.Tx, agent string, chat mynah.ChatID, thread int64) error) error {
-	err := db.inTx(ctx, func(tx pgx.Tx) error {
+func (db *DB) settle(ctx context.Context, partID int64, fn func(tx *pipeTx, agent string, chat mynah.ChatID, thread int64) error) error {
+	err := db.inPipeTx(ctx, func(tx *pipeTx) error {
 		var (
 			agent        string
 			chat, thread int64
@@ -134,11 +134,23 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 	if sent.ID == 0 {
 		return fmt.Errorf("postgres: mark part %d sent: message has no id", partID)
 	}
-	err := db.settle(ctx, partID, func(tx pgx.Tx, agent string, chat mynah.ChatID, thread int64) error {
-		now := db.now()
-		if _, err := tx.Exec(ctx, markSent, now.UnixMilli(), int64(sent.ID), partID); err != nil {
-			return err
+	if sent.Agent != "" && sent.Chat.ID != 0 && sent.Edited.IsZero() {
+		// The sender says whose the part is and where it went (the lane does): the row
+		// lock and the writes go together, the guess checked against the locked row.
+		err := db.inPipeTx(ctx, func(tx *pipeTx) error {
+			m := sent
+			m.Outgoing, m.Time = true, storecodec.OrNow(m.Time, db.now)
+			return db.storeSent(ctx, tx, m.Agent, partID, &m, true)
+		})
+		switch {
+		case err == nil, errors.Is(err, errSettled):
+			return nil
+		case !errors.Is(err, errGuess):
+			return fail(ctx, err, "mark part %d sent", partID)
 		}
+	}
+	err := db.settle(ctx, partID, func(tx *pipeTx, agent string, chat mynah.ChatID, thread int64) error {
+		now := db.now()
 		m := sent
 		m.Agent, m.Outgoing, m.Time = agent, true, storecodec.OrNow(m.Time, db.now)
 		if m.Chat.ID == 0 {
@@ -148,20 +160,20 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 			m.ThreadID = thread
 		}
 		c := m.Chat
-		var err error
 		if !m.Edited.IsZero() { // the part edited a message the agent sent before
+			if _, err := tx.Exec(ctx, markSent, now.UnixMilli(), int64(sent.ID), partID); err != nil {
+				return err
+			}
 			if _, err := tx.Exec(ctx, ensureChat, agent, int64(c.ID), string(c.Type), c.Title, c.Username,
 				c.IsForum, now.UnixMilli()); err != nil {
 				return err
 			}
-			err = db.editMessage(ctx, tx, agent, c.ID, &m)
-		} else { // the chat is recorded by the same statement
-			_, err = db.storeMessageIn(ctx, tx, agent, c.ID, &m, &c)
+			if err := db.editMessage(ctx, tx, agent, c.ID, &m); err != nil {
+				return err
+			}
+			return db.shareSent(ctx, tx, agent, &m) // crew.go: the other members of its crews see it
 		}
-		if err != nil {
-			return err
-		}
-		return db.shareSent(ctx, tx, agent, &m) // crew.go: the other members of its crews see it
+		return db.storeSent(ctx, tx, agent, partID, &m, false)
 	})
 	if err != nil {
 		return fail(ctx, err, "mark part %d sent", partID)
@@ -169,11 +181,105 @@ func (db *DB) MarkSent(ctx context.Context, partID int64, sent mynah.Message) er
 	return nil
 }
 
+// errGuess stops MarkSent's transaction when the part is not the sent message's agent's,
+// or has a thread the message lacks; it never escapes.
+var errGuess = errors.New("the part is not where the message says")
+
+// storeSent marks the part sent, stores m, the message it was delivered as, with its
+// chat, and records it in the views of agent's crew peers in the chat, in tx: the mark,
+// the message and the peers in one round trip, the index entry (and media queue) and
+// the commit in a second; the shares, rare, after. With lock, the part's row is locked
+// first in the same round trip (as settle does), and the transaction stops with
+// errSettled when the part is settled already, with errGuess when it is not agent's or
+// m has no thread and the part has one (then the message goes to the part's thread).
+func (db *DB) storeSent(ctx context.Context, tx *pipeTx, agent string, partID int64, m *mynah.Message, lock bool) error {
+	args, err := db.messageArgs(agent, m.Chat.ID, m)
+	if err != nil {
+		return err
+	}
+	c := m.Chat
+	args = append(args, string(c.Type), c.Title, c.Username, c.IsForum)
+	b := &pgx.Batch{}
+	if lock {
+		b.Queue(queryPart, partID)
+	}
+	b.Queue(markSent, db.now().UnixMilli(), int64(m.ID), partID)
+	b.Queue(insertMessageInChat, args...)
+	b.Queue(queryCrewPeers, agent, int64(c.ID))
+	var (
+		seq    int64
+		prev   sql.NullString
+		stored = true
+		peers  []string
+	)
+	res := tx.SendBatch(ctx, b)
+	err = func() error {
+		if lock {
+			var (
+				owner   string
+				thread  int64
+				settled bool
+			)
+			err := res.QueryRow().Scan(&owner, nil, &thread, &settled)
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+				return errGuess // settle tells an unknown part
+			case err != nil:
+				return err
+			case settled:
+				return errSettled
+			case owner != agent || m.ThreadID == 0 && thread != 0:
+				return errGuess
+			}
+		}
+		if _, err := res.Exec(); err != nil {
+			return err
+		}
+		err := res.QueryRow().Scan(&seq, &prev)
+		if errors.Is(err, pgx.ErrNoRows) { // stored already
+			stored = false
+		} else if err != nil {
+			return err
+		}
+		rows, err := res.Query()
+		if err != nil {
+			return err
+		}
+		peers, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	}()
+	if err := errors.Join(err, res.Close()); err != nil {
+		return err
+	}
+	b = &pgx.Batch{}
+	if stored {
+		if args, ok := entryArgs(agent, c.ID, m, seq, prev); ok {
+			b.Queue(upsertSearchDocs, args...)
+		}
+		if waitsForDescription(m) {
+			b.Queue(insertMediaWork, agent, int64(c.ID), int64(m.ID), db.now().UnixMilli())
+		}
+	}
+	if len(peers) == 0 {
+		tx.commitNext()
+	}
+	if _, err := execBatch(ctx, tx, b, "", nil); err != nil {
+		return err
+	}
+	if len(peers) == 0 {
+		return nil
+	}
+	v := *m
+	v.Outgoing = false
+	return db.shareTx(ctx, tx, peers, &v, false)
+}
+
 // MarkFailed records that the part will never be delivered, with reason for operators;
 // it leaves PendingParts. Marking a part already sent or failed is a no-op; an unknown
 // part is an error wrapping mynah.ErrNotFound.
 func (db *DB) MarkFailed(ctx context.Context, partID int64, reason string) error {
-	err := db.settle(ctx, partID, func(tx pgx.Tx, _ string, _ mynah.ChatID, _ int64) error {
+	err := db.settle(ctx, partID, func(tx *pipeTx, _ string, _ mynah.ChatID, _ int64) error {
+		tx.commitNext()
 		_, err := tx.Exec(ctx, markFailed, db.now().UnixMilli(), reason, partID)
 		return err
 	})
@@ -187,7 +293,10 @@ func (db *DB) MarkFailed(ctx context.Context, partID int64, reason string) error
 // transaction, queues then (the reminder a schedule part sets) when it is non-nil. A part
 // already settled is left as it is, and then is not queued again.
 func (db *DB) MarkDone(ctx context.Context, partID int64, then *mynah.Turn) error {
-	err := db.settle(ctx, partID, func(tx pgx.Tx, agent string, chat mynah.ChatID, thread int64) error {
+	err := db.settle(ctx, partID, func(tx *pipeTx, agent string, chat mynah.ChatID, thread int64) error {
+		if then == nil {
+			tx.commitNext()
+		}
 		if _, err := tx.Exec(ctx, markDone, db.now().UnixMilli(), partID); err != nil {
 			return err
 		}

@@ -408,26 +408,35 @@ func (db *DB) winners(ctx context.Context, agent string, scored []scoredEntry) (
 // to after following it, oldest first. When id is not stored, the neighbours of where it
 // would be are returned. It costs O(before + after).
 func (db *DB) Around(ctx context.Context, agent string, chat mynah.ChatID, id mynah.MessageID, before, after int) ([]mynah.Message, error) {
-	var out []mynah.Message
+	// Both reads go in one round trip.
+	b := &pgx.Batch{}
 	if before > 0 {
-		rows, err := db.pool.Query(ctx, queryBefore, agent, int64(chat), int64(id), before)
+		b.Queue(queryBefore, agent, int64(chat), int64(id), before)
+	}
+	b.Queue(queryFrom, agent, int64(chat), int64(id), max(after, 0)+1)
+	res := db.pool.SendBatch(ctx, b)
+	var out, next []mynah.Message
+	err := func() error {
+		if before > 0 {
+			rows, err := res.Query()
+			if err == nil {
+				out, err = scanMessages(agent, rows)
+			}
+			if err != nil {
+				return err
+			}
+			slices.Reverse(out)
+		}
+		rows, err := res.Query()
 		if err == nil {
-			out, err = scanMessages(agent, rows)
+			next, err = scanMessages(agent, rows)
 		}
-		if err != nil {
-			return nil, fail(ctx, err, "messages around %d in chat %d of %s", id, chat, agent)
-		}
-		slices.Reverse(out)
-	}
-	n := len(out)
-	rows, err := db.pool.Query(ctx, queryFrom, agent, int64(chat), int64(id), max(after, 0)+1)
-	var next []mynah.Message
-	if err == nil {
-		next, err = scanMessages(agent, rows)
-	}
-	if err != nil {
+		return err
+	}()
+	if err := errors.Join(err, res.Close()); err != nil {
 		return nil, fail(ctx, err, "messages around %d in chat %d of %s", id, chat, agent)
 	}
+	n := len(out)
 	out = append(out, next...)
 	if len(out) > n && out[n].ID != id && len(out)-n > max(after, 0) {
 		out = out[:len(out)-1] // id is not stored: keep after messages after it

@@ -20,9 +20,24 @@ const (
 	// queryPendingTurns reads the turns_pending partial index, which holds undone rows only.
 	queryPendingTurns = `SELECT ` + turnColumns + ` FROM turns
 		WHERE agent = $1 AND done_at IS NULL AND due <= $2 ORDER BY id LIMIT $3`
-	queryTurn  = `SELECT agent, chat_id, thread_id, done_at FROM turns WHERE id = $1 FOR UPDATE`
+	// queryTurnClaim locks the turn's row, so that two instances finishing one turn
+	// serialize, and reads the claim of its chat: its owner and when it was last renewed,
+	// NULL when nobody claimed it.
+	queryTurnClaim = `SELECT t.agent, t.chat_id, t.thread_id, t.done_at, c.owner, c.claimed_at FROM turns t
+		LEFT JOIN chat_claims c ON c.agent = t.agent AND c.chat_id = t.chat_id
+		WHERE t.id = $1 FOR UPDATE OF t`
+	// queryTurnRenew is queryTurnClaim that also renews the claim of the turn's chat when
+	// this instance ($2) holds it, as Hold does, and says whether it did. The claim read
+	// is as it was before the renewal.
+	queryTurnRenew = `WITH r AS (UPDATE chat_claims c SET claimed_at = now() FROM turns t
+			WHERE t.id = $1 AND c.agent = t.agent AND c.chat_id = t.chat_id AND c.owner = $2 RETURNING 1)
+		SELECT t.agent, t.chat_id, t.thread_id, t.done_at, c.owner, c.claimed_at, EXISTS (SELECT 1 FROM r) FROM turns t
+		LEFT JOIN chat_claims c ON c.agent = t.agent AND c.chat_id = t.chat_id
+		WHERE t.id = $1 FOR UPDATE OF t`
 	finishTurn = `UPDATE turns SET done_at = $1 WHERE id = $2`
-	insertPart = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created, kind, task)
+	// finishPrompt is finishTurn ($10, $2) and upsertPrompt in one statement.
+	finishPrompt = `WITH f AS (UPDATE turns SET done_at = $10 WHERE id = $2) ` + upsertPrompt
+	insertPart   = `INSERT INTO outbox (agent, chat_id, thread_id, key, html, plain, reply_to, turn_id, created, kind, task)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (agent, key) DO NOTHING RETURNING id`
 	queryDueAt = `SELECT min(due) FROM turns WHERE agent = $1 AND done_at IS NULL AND due > $2`
 	setPreview = `UPDATE turns SET preview_id = $1 WHERE id = $2`
@@ -96,15 +111,27 @@ func (db *DB) FinishTurn(ctx context.Context, turnID int64, parts []mynah.OutPar
 // stored parts are returned as FinishTurn returns them.
 func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutcome) ([]mynah.OutPart, error) {
 	parts := o.Parts
-	var out []mynah.OutPart
-	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		out = nil
+	var (
+		out  []mynah.OutPart
+		held []int64 // parts sendable without a Hold (see holdUntil)
+	)
+	start := time.Now() // before the transaction, and the claim's renewal in it, began
+	err := db.inPipeTx(ctx, func(tx *pipeTx) error {
+		out, held = nil, nil
 		var (
 			agent        string
 			chat, thread int64
 			done         sql.NullInt64
+			claim        heldBy
+			renewed      bool // this instance's claim of the chat, renewed
 		)
-		if err := tx.QueryRow(ctx, queryTurn, turnID).Scan(&agent, &chat, &thread, &done); err != nil {
+		var err error
+		if db.claims != nil {
+			err = tx.QueryRow(ctx, queryTurnRenew, turnID, db.claims.owner).Scan(&agent, &chat, &thread, &done, &claim.owner, &claim.at, &renewed)
+		} else {
+			err = tx.QueryRow(ctx, queryTurnClaim, turnID).Scan(&agent, &chat, &thread, &done, &claim.owner, &claim.at)
+		}
+		if err != nil {
 			return err
 		}
 		if err := checkParts(agent, parts); err != nil {
@@ -129,33 +156,40 @@ func (db *DB) FinishTurnWith(ctx context.Context, turnID int64, o mynah.TurnOutc
 			}
 			return nil
 		}
-		if err := db.checkClaim(ctx, tx, agent, mynah.ChatID(chat)); err != nil {
+		if err := db.checkClaim(ctx, claim); err != nil {
 			return err
 		}
-		var err error
-		out, err = db.finishBatch(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, o, unique)
+		tx.commitNext() // the batch ends the transaction
+		out, held, err = db.finishBatch(ctx, tx, turnID, agent, mynah.ChatID(chat), thread, o, unique, renewed)
 		return err
 	})
 	if err != nil {
 		return nil, fail(ctx, err, "finish turn %d", turnID)
 	}
+	db.claims.holdUntil(held, start)
 	return out, nil
 }
 
 // finishBatch marks the turn done, records o's usage and prompt and enqueues parts (keys
 // unique) in tx, sending the statements together: one round trip, not one each. It
-// returns the parts still pending, as enqueued or, for a key enqueued before, as stored.
-func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, o mynah.TurnOutcome, parts []mynah.OutPart) ([]mynah.OutPart, error) {
+// returns the parts still pending, as enqueued or, for a key enqueued before, as stored
+// (read after the batch, which may have committed tx: a part read later is as pending as
+// it is then). When renewed (this instance's claim of the chat was renewed in tx, see
+// queryTurnRenew), it also returns the ids of the parts enqueued in the chat, whose first
+// send the renewal covers (see holdUntil).
+func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent string, chat mynah.ChatID, thread int64, o mynah.TurnOutcome, parts []mynah.OutPart, renewed bool) ([]mynah.OutPart, []int64, error) {
 	b := &pgx.Batch{}
-	b.Queue(finishTurn, db.now().UnixMilli(), turnID)
+	done := db.now().UnixMilli()
+	if rec := o.Prompt; rec != nil {
+		u := rec.Usage
+		b.Queue(finishPrompt, agent, turnID, int64(rec.Chat), rec.Model,
+			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, storecodec.OrNow(rec.Time, db.now).UnixMilli(), done)
+	} else {
+		b.Queue(finishTurn, done, turnID)
+	}
 	for _, u := range o.Usage {
 		b.Queue(insertUsage, agent, int64(u.Chat), u.Model, u.InputTokens, u.OutputTokens,
 			u.CachedTokens, storecodec.OrNow(u.Time, db.now).UnixMilli())
-	}
-	if rec := o.Prompt; rec != nil {
-		u := rec.Usage
-		b.Queue(upsertPrompt, agent, turnID, int64(rec.Chat), rec.Model,
-			string(rec.Composition), u.InputTokens, u.OutputTokens, u.CachedTokens, storecodec.OrNow(rec.Time, db.now).UnixMilli())
 	}
 	queued := make([]mynah.OutPart, len(parts))
 	for i, p := range parts {
@@ -165,7 +199,7 @@ func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 		created := storecodec.OrNow(p.Created, db.now)
 		task, err := storecodec.EncodeTask(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		kind := p.Kind
 		if kind == "" {
@@ -196,23 +230,28 @@ func (db *DB) finishBatch(ctx context.Context, tx pgx.Tx, turnID int64, agent st
 		return nil
 	}()
 	if err := errors.Join(err, res.Close()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []mynah.OutPart
+	var (
+		out  []mynah.OutPart
+		held []int64
+	)
 	for _, p := range queued {
 		if p.ID == 0 {
 			stored, pending, err := db.storedPart(ctx, tx, agent, p.Key)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !pending {
 				continue
 			}
 			p = stored
+		} else if renewed && p.Chat == chat {
+			held = append(held, p.ID)
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return out, held, nil
 }
 
 // checkParts reports the first part that cannot be enqueued for a turn of agent.
@@ -241,7 +280,7 @@ func (db *DB) NextDue(ctx context.Context, agent string, now time.Time) (time.Ti
 // insertTurnTx queues t for agent inside tx and returns its id; the other instances are
 // notified when tx commits.
 func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah.Turn) (int64, error) {
-	q, args, err := db.insertTurnArgs(agent, t)
+	q, args, err := db.insertTurnArgs(agent, t, true)
 	if err != nil {
 		return 0, err
 	}
@@ -249,14 +288,14 @@ func (db *DB) insertTurnTx(ctx context.Context, tx pgx.Tx, agent string, t mynah
 }
 
 // insertTurnArgs is the statement that queues t for agent, and its arguments: with several
-// instances, the statement also notifies the others in the same round trip.
-func (db *DB) insertTurnArgs(agent string, t mynah.Turn) (string, []any, error) {
+// instances and notify, the statement also notifies the others in the same round trip.
+func (db *DB) insertTurnArgs(agent string, t mynah.Turn, notify bool) (string, []any, error) {
 	buttons, err := storecodec.ButtonsColumn(t.Buttons)
 	if err != nil {
 		return "", nil, err
 	}
 	q := insertTurn
-	if db.claims != nil {
+	if db.claims != nil && notify {
 		q = insertTurnNotify
 	}
 	return q, []any{agent, int64(t.Chat), t.ThreadID, int64(t.Target), t.Static,

@@ -158,7 +158,7 @@ func testCrewMembersSeeEachOther(t *testing.T, b Backend) {
 	dmTurn := queueTurns(t, s, agentA, dm, 20)[0]
 	parts := finish(t, s, turn.ID, []mynah.OutPart{part(turn, 0, "one"), part(turn, 1, "two")})
 	dmParts := finish(t, s, dmTurn.ID, []mynah.OutPart{part(dmTurn, 0, "private")})
-	sent := mynah.Message{Chat: group, ID: 11, Sender: bot, Time: at(11), Text: "one",
+	sent := mynah.Message{Agent: agentA, Chat: group, ID: 11, Sender: bot, Time: at(11), Text: "one",
 		ReplyTo: &mynah.ReplyRef{ID: 10, Sender: alice, Text: "question 10"}}
 	if err := s.MarkSent(t.Context(), parts[0].ID, sent); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -152,6 +153,34 @@ func testOutboxKeysUnique(t *testing.T, b Backend) {
 	}
 }
 
+// testMarkSentIsThePart: a sent message is the part's agent's, in the part's thread when
+// it has none of its own, whatever agent the message names.
+func testMarkSentIsThePart(t *testing.T, b Backend) {
+	s := b.Open(t)
+	turn := queueTurns(t, s, agentA, group, 10)[0]
+	inTopic := part(turn, 0, "one")
+	inTopic.ThreadID = 7
+	parts := finish(t, s, turn.ID, []mynah.OutPart{inTopic, part(turn, 1, "two")})
+	if err := s.MarkSent(t.Context(), parts[0].ID, mynah.Message{Agent: agentA, Chat: group, ID: 11, Sender: bot, Time: at(11), Text: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := getMessage(t, s, agentA, group.ID, 11); got.ThreadID != 7 || !got.Outgoing || got.Text != "one" {
+		t.Errorf("sent message without a thread = %+v, want outgoing %q in the part's thread 7", got, "one")
+	}
+	if err := s.MarkSent(t.Context(), parts[1].ID, mynah.Message{Agent: agentB, Chat: group, ID: 12, Sender: bot, Time: at(12), Text: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := getMessage(t, s, agentA, group.ID, 12); !got.Outgoing || got.Text != "two" {
+		t.Errorf("sent message naming another agent = %+v, want the part's agent's outgoing %q", got, "two")
+	}
+	if _, err := s.Message(t.Context(), agentB, group.ID, 12); !errors.Is(err, mynah.ErrNotFound) {
+		t.Errorf("the agent the message named has it: Message = %v, want ErrNotFound", err)
+	}
+	if got := pendingParts(t, s, agentA, 10); len(got) != 0 {
+		t.Errorf("PendingParts after both sent = %+v, want none", got)
+	}
+}
+
 // testMarkSent: a delivered part leaves the queue and the sent message joins the history,
 // once, however often delivery is recorded.
 func testMarkSent(t *testing.T, b Backend) {
@@ -164,14 +193,15 @@ func testMarkSent(t *testing.T, b Backend) {
 	if len(parts) != 2 {
 		t.Fatalf("PendingParts = %+v, want two", parts)
 	}
-	sent := mynah.Message{Chat: group, ID: 11, Sender: bot, Time: at(11), Text: "one",
+	// The agent's name comes with the message, as the lanes send it.
+	sent := mynah.Message{Agent: agentA, Chat: group, ID: 11, Sender: bot, Time: at(11), Text: "one",
 		Entities: []mynah.Entity{{Type: "bold", Offset: 0, Length: 3}},
 		ReplyTo:  &mynah.ReplyRef{ID: 10, Sender: alice, Text: "question 10"}}
 	if err := s.MarkSent(t.Context(), parts[0].ID, sent); err != nil {
 		t.Fatal(err)
 	}
 	want := sent
-	want.Agent, want.Outgoing = agentA, true
+	want.Outgoing = true
 	if diff := cmp.Diff(getMessage(t, s, agentA, group.ID, 11), want, cmpOpts); diff != "" {
 		t.Errorf("sent message (-got +want):\n%s", diff)
 	}

@@ -83,6 +83,7 @@ func Run(t *testing.T, b Backend) {
 		{"Outbox", []test{
 			{"OutboxKeysUnique", testOutboxKeysUnique},
 			{"MarkSent", testMarkSent},
+			{"MarkSentIsThePart", testMarkSentIsThePart},
 			{"MarkFailed", testMarkFailed},
 			{"PlanRoundTrip", testPlanRoundTrip},
 			{"MarkDone", testMarkDone},
