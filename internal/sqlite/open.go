@@ -20,10 +20,6 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// mmapSize is how much of the database file readers map into memory (SQLite caps it at
-// what the platform allows); the part of a larger file beyond it is read with pread.
-const mmapSize = 1 << 30
-
 // busyTimeoutMillis bounds how long a connection waits for a lock held by another process
 // (an operator's CLI on the same file) before SQLITE_BUSY.
 const busyTimeoutMillis = 5000
@@ -111,15 +107,8 @@ func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 	// Readers keep a small page cache (256 KiB instead of SQLite's 2 MiB each): in WAL
 	// mode a reader drops its whole cache whenever another connection committed since its
 	// last read, which on a serving bot is nearly every read, so a larger cache holds
-	// memory for few hits. They read the database file through a memory map instead
-	// (mmapSize): a page missing from the cache is then a memory access, not a pread
-	// system call plus a copy. A history search reads hundreds of index pages, so it used
-	// ~8% less CPU (BenchmarkSearch, 100,000 messages). The mapped pages are the kernel's
-	// page cache, shared by the connections and the process's other readers of the file:
-	// they count in RSS, not in anonymous memory, and the kernel reclaims them as it does
-	// any cached file.
-	read, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-256)"+
-		fmt.Sprintf("&_pragma=mmap_size(%d)", mmapSize))
+	// memory for few hits.
+	read, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-256)")
 	if err != nil {
 		db.commits.stop()
 		write.Close()
