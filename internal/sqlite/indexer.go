@@ -97,8 +97,10 @@ const mergePages = 2000
 // doclist to seek and walk in each. indexPending calls it after a catch-up that was most
 // of the index (an import, the rebuild after an upgrade), where it costs little next to the
 // indexing (~1 s for 100,000 messages, which took ~15 s to index) and a history search
-// then used ~10% less CPU (BenchmarkSearch). Messages indexed later are merged in as
-// usual; the merged segment stays until automerge takes it into a larger one.
+// then used ~10% less CPU (BenchmarkSearch); with messages arriving (BenchmarkSearchWrites)
+// the difference was within the noise, every page being read again after each commit.
+// Messages indexed later are merged in as usual; the merged segment stays until
+// automerge takes it into a larger one.
 func (db *DB) mergeIndex(ctx context.Context) error {
 	for {
 		worked := false
