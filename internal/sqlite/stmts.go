@@ -30,7 +30,7 @@ type stmts struct {
 	insertUserIfNew                                                 *sql.Stmt
 	markDone, retryPart, setPreview                                 *sql.Stmt
 	indexedThroughW, unindexed, insertSearchAgent, insertSearchChat *sql.Stmt
-	insertSearchDoc, setIndexedThrough                              *sql.Stmt
+	insertSearchDoc, setIndexedThrough, mergeSearch, totalChanges   *sql.Stmt
 	insertFact, queryFactNorm, countFactsTx, evictFacts, deleteFact *sql.Stmt
 	deleteAllFacts, queryRemoval, insertRemoval, shareFact          *sql.Stmt
 	savepoint, releaseSavepoint, rollbackToSave                     *sql.Stmt // group commit (commit.go)
@@ -109,6 +109,8 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.insertSearchChat, write, insertSearchChat},
 		{&s.insertSearchDoc, write, insertSearchDoc},
 		{&s.setIndexedThrough, write, setIndexedThrough},
+		{&s.mergeSearch, write, mergeSearch},
+		{&s.totalChanges, write, queryTotalChanges},
 		{&s.insertFact, write, insertFact},
 		{&s.queryFactNorm, write, queryFactNorm},
 		{&s.countFactsTx, write, countFacts},

@@ -1,0 +1,102 @@
+package memory_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/memory"
+	"github.com/mynah-ai/mynah/internal/memory/locomo"
+	"github.com/mynah-ai/mynah/internal/sqlite"
+)
+
+// writesPerSecond is the messages BenchmarkSearchWrites stores beside the searches: a
+// busy bot's intake (mynah bench load's 100 chats answered at once is a few hundred).
+const writesPerSecond = 100
+
+// BenchmarkSearchWrites is BenchmarkSearch's chat search while messages arrive: a
+// goroutine stores writesPerSecond messages a second in the agent's other chats, and the
+// indexer indexes them every second, as serve runs. Every commit empties the readers'
+// page caches and adds index segments, so this is the search a serving bot makes. The CPU
+// figure is the searching thread's alone (Linux; elsewhere none), not the writer's.
+func BenchmarkSearchWrites(b *testing.B) {
+	f, err := os.Open(locomoPath)
+	if err != nil {
+		b.Skipf("LoCoMo data not available: %v", err)
+	}
+	convs, err := locomo.Load(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
+	msgs, questions := locomo.Corpus(convs, 100_000)
+	for batch := range slices.Chunk(msgs, 1000) {
+		if _, err := db.ImportMessages(b.Context(), "a", chat, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.IndexPending(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+
+	ctx, stop := context.WithCancel(b.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() { db.RunIndexer(ctx, slog.New(slog.DiscardHandler)) })
+	wg.Go(func() {
+		tick := time.NewTicker(time.Second / writesPerSecond)
+		defer tick.Stop()
+		for i := 1; ; i++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			m := msgs[i%len(msgs)]
+			m.Chat = mynah.Chat{ID: mynah.ChatID(1000 + i%100), Type: mynah.ChatPrivate}
+			m.ID = mynah.MessageID(i)
+			if _, err := db.Accept(ctx, "a", int64(i), mynah.Intake{Chat: m.Chat, Message: &m}); err != nil && ctx.Err() == nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	defer wg.Wait()
+	defer stop()
+	time.Sleep(2 * time.Second) // the writes under way, the indexer past its first runs
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var took []time.Duration
+	i := 0
+	cpu := threadCPUTime()
+	for b.Loop() {
+		q := questions[i%len(questions)]
+		i++
+		t := time.Now()
+		if _, err := s.Search(b.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q, K: 10}); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(t))
+	}
+	cpu = threadCPUTime() - cpu
+	slices.Sort(took)
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(took)), "cpu-ms/op")
+	}
+	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+}
