@@ -31,12 +31,14 @@ type Config struct {
 
 // Model calls one Chat Completions endpoint. It is immutable and safe for concurrent use.
 type Model struct {
-	// client makes the SDK's requests with the options of a chat completions service
-	// (the layering of its options included). Its generic Post is the service's New and
-	// NewStreaming without their params types: Model encodes the body (body.go) and
-	// decodes stream chunks (chunk.go) itself; the SDK still sends, retries (not: see
-	// New), reports errors and reads the event stream.
-	client openai.Client
+	// opts are the SDK options of a chat completions service (the layering of its options
+	// included), for openai.Client's generic Post: the service's New and NewStreaming
+	// without their params types. Model encodes the body (body.go) and decodes stream
+	// chunks (chunk.go) itself; the SDK still sends, retries (not: see New), reports errors
+	// and reads the event stream. Model keeps the options, not a Client: a Client field
+	// would make the type of every service of the SDK reachable from Model's, and the
+	// linker would keep all their methods (20 MB more binary, 4 MB more RSS).
+	opts []option.RequestOption
 	cfg    Config
 	custom bool // BaseURL is not OpenAI's own: send max_tokens, which every clone knows
 	tools  *toolCache
@@ -55,7 +57,7 @@ func New(cfg Config) (*Model, error) {
 	cfg.BaseURL, cfg.HTTPClient = u.String(), hc
 	m := &Model{cfg: cfg, custom: u.Host != "api.openai.com", tools: &toolCache{}}
 	// NewChatCompletionService, unlike NewClient, does not read the environment.
-	m.client = openai.Client{Options: openai.NewChatCompletionService(m.options()...).Options}
+	m.opts = openai.NewChatCompletionService(m.options()...).Options
 	return m, nil
 }
 
@@ -73,6 +75,13 @@ func (m *Model) options() []option.RequestOption {
 // path is the Chat Completions endpoint under the base URL.
 const path = "chat/completions"
 
+// post sends body to the Chat Completions endpoint, decoding the answer into res (a
+// *http.Response for a stream).
+func (m *Model) post(ctx context.Context, body []byte, res any) error {
+	c := openai.Client{Options: m.opts}
+	return c.Post(ctx, path, body, res)
+}
+
 // Generate sends req as one Chat Completions call. Provider failures are *llm.Error.
 func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	body, err := m.body(req, false)
@@ -80,7 +89,7 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (*llm.Response, e
 		return nil, err
 	}
 	var c *openai.ChatCompletion
-	if err := m.client.Post(ctx, path, body, &c); err != nil {
+	if err := m.post(ctx, body, &c); err != nil {
 		return nil, m.translate(ctx, err)
 	}
 	return fromCompletion(c)
@@ -96,7 +105,7 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, onText func(string)
 	}
 	// As the SDK's NewStreaming does, with our chunk type.
 	var raw *http.Response
-	err = m.client.Post(ctx, path, body, &raw)
+	err = m.post(ctx, body, &raw)
 	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	var acc accumulator
