@@ -38,7 +38,7 @@ type Model struct {
 	// and reads the event stream. Model keeps the options, not a Client: a Client field
 	// would make the type of every service of the SDK reachable from Model's, and the
 	// linker would keep all their methods (20 MB more binary, 4 MB more RSS).
-	opts []option.RequestOption
+	opts   []option.RequestOption
 	cfg    Config
 	custom bool // BaseURL is not OpenAI's own: send max_tokens, which every clone knows
 	tools  *toolCache
