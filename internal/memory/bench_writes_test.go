@@ -80,23 +80,5 @@ func BenchmarkSearchWrites(b *testing.B) {
 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var took []time.Duration
-	i := 0
-	cpu := threadCPUTime()
-	for b.Loop() {
-		q := questions[i%len(questions)]
-		i++
-		t := time.Now()
-		if _, err := s.Search(b.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q, K: 10}); err != nil {
-			b.Fatal(err)
-		}
-		took = append(took, time.Since(t))
-	}
-	cpu = threadCPUTime() - cpu
-	slices.Sort(took)
-	if cpu > 0 {
-		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(took)), "cpu-ms/op")
-	}
-	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
-	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	searchLoop(b, s, chat.ID, questions, threadCPUTime)
 }
