@@ -61,6 +61,22 @@ type VectorStore interface {
 	LoadVectors(ctx context.Context, scope VectorScope) ([]StoredVector, error)
 }
 
+// VectorSearcher is implemented by a VectorStore that can rank vectors itself
+// (PostgreSQL with the vector extension): the caller then keeps no copy of them.
+type VectorSearcher interface {
+	// NearestVectors returns up to k items of scope (its After ignored), the most similar
+	// to q (cosine similarity) first. ok is false when the store cannot rank them (the
+	// extension is missing): the caller scores LoadVectors' vectors itself.
+	NearestVectors(ctx context.Context, scope VectorScope, q []float32, k int) (hits []VectorHit, ok bool, err error)
+}
+
+// VectorHit is an item NearestVectors found, with its cosine similarity to the query.
+type VectorHit struct {
+	Chat  ChatID
+	ID    int64
+	Score float64
+}
+
 // StoredVector is one item's vector as LoadVectors returns it.
 type StoredVector struct {
 	VectorItem

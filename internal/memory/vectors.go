@@ -143,6 +143,20 @@ func (v *Vectors) Nearest(ctx context.Context, chat mynah.ChatID, text string, k
 	if err != nil {
 		return nil, err
 	}
+	// A store that ranks vectors itself (PostgreSQL with pgvector) spares the copy.
+	if vs, ok := v.store.(mynah.VectorSearcher); ok {
+		hits, ok, err := vs.NearestVectors(ctx, mynah.VectorScope{Agent: v.cfg.Agent, Model: v.cfg.Model, Kind: mynah.VectorMessage, Chat: chat}, q, k)
+		if err != nil {
+			return nil, fmt.Errorf("memory: nearest vectors: %w", err)
+		}
+		if ok {
+			out := make([]Neighbour, len(hits))
+			for i, h := range hits {
+				out[i] = Neighbour{Chat: h.Chat, ID: mynah.MessageID(h.ID), Score: h.Score}
+			}
+			return out, nil
+		}
+	}
 	keys, vecs, err := v.refresh(ctx)
 	if err != nil {
 		return nil, err

@@ -198,3 +198,44 @@ func TestEmbedPending(t *testing.T) {
 		t.Errorf("Nearest = %+v, want messages 1 and 3 (identical) before 2", near)
 	}
 }
+
+// rankingStore is a store that ranks vectors itself (as PostgreSQL with pgvector does),
+// answering hits while ok, and counting its calls.
+type rankingStore struct {
+	*sqlite.DB
+	ok    bool
+	hits  []mynah.VectorHit
+	calls int
+}
+
+func (s *rankingStore) NearestVectors(_ context.Context, scope mynah.VectorScope, _ []float32, k int) ([]mynah.VectorHit, bool, error) {
+	s.calls++
+	if !s.ok || scope.Agent != "Mynah" || scope.Model != "m" {
+		return nil, false, nil
+	}
+	return s.hits[:min(k, len(s.hits))], true, nil
+}
+
+// TestNearestAsksAStoreThatRanks: with a store that ranks vectors itself, Nearest takes
+// its ranking; when the store cannot (no extension), Nearest scores in memory.
+func TestNearestAsksAStoreThatRanks(t *testing.T) {
+	db := openFactStore(t)
+	importPets(t, db, "We adopted a kitten from the shelter last week", "The meeting moved to Tuesday afternoon")
+	store := &rankingStore{DB: db, ok: true, hits: []mynah.VectorHit{{Chat: petChat.ID, ID: 2, Score: 0.9}}}
+	vecs := memory.NewVectors(store, newBagEmbedder(t), memory.VectorsConfig{Agent: "Mynah", Model: "m"})
+	if _, err := vecs.EmbedPending(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := vecs.Nearest(t.Context(), 0, "a cat", 5)
+	if err != nil || len(got) != 1 || got[0].ID != 2 || got[0].Score != 0.9 {
+		t.Fatalf("Nearest = %+v, %v; want the store's one hit", got, err)
+	}
+	store.ok = false
+	got, err = vecs.Nearest(t.Context(), 0, "a cat", 5)
+	if err != nil || len(got) == 0 || got[0].ID != 1 {
+		t.Errorf("Nearest without the store's ranking = %+v, %v; want the kitten message first, scored in memory", got, err)
+	}
+	if store.calls != 2 {
+		t.Errorf("the store was asked %d times, want 2", store.calls)
+	}
+}

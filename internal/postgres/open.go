@@ -41,6 +41,9 @@ type DB struct {
 	logger *slog.Logger
 
 	claims *claims // nil: one instance
+	// vectorSchema is the schema of the vector extension when vectors are ranked in the
+	// server (pgvector.go); empty: they are scored in mynah.
+	vectorSchema string
 	// ownPIDs are the backend process ids of the pool's connections: a notification one
 	// of them sent is this instance's own (see Coordinate).
 	ownPIDs sync.Map // uint32 → struct{}
@@ -116,6 +119,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		wait = serveOpenWait
 	}
 	if err := db.retry(ctx, wait, "migrating", db.migrate); err != nil {
+		db.pool.Close()
+		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
+	}
+	if err := db.retry(ctx, wait, "vector extension", db.enableVectors); err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
 	}

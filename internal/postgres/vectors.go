@@ -131,7 +131,15 @@ func (db *DB) SaveVectors(ctx context.Context, agent, model string, items []myna
 		for _, it := range items {
 			h := textHash(it.Text)
 			var id int64
-			if err := tx.QueryRow(ctx, insertVector, model, h[:], encodeVector(it.Vector)).Scan(&id); err != nil {
+			var err error
+			if db.vectorSchema != "" {
+				err = tx.QueryRow(ctx, `INSERT INTO vectors (model, hash, data, embedding) VALUES ($1, $2, $3, $4::`+db.vectorType()+`)
+					ON CONFLICT (model, hash) DO UPDATE SET embedding = coalesce(vectors.embedding, excluded.embedding) RETURNING id`,
+					model, h[:], encodeVector(it.Vector), vectorText(it.Vector)).Scan(&id)
+			} else {
+				err = tx.QueryRow(ctx, insertVector, model, h[:], encodeVector(it.Vector)).Scan(&id)
+			}
+			if err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, insertVectorItem, agent, model, string(it.Kind), int64(it.Chat), it.ID,
