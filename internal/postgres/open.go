@@ -44,6 +44,8 @@ type DB struct {
 	// vectorSchema is the schema of the vector extension when vectors are ranked in the
 	// server (pgvector.go); empty: they are scored in mynah.
 	vectorSchema string
+	// insertEmbedded stores a vector with its embedding column (vectorSchema set).
+	insertEmbedded string
 	// ownPIDs are the backend process ids of the pool's connections: a notification one
 	// of them sent is this instance's own (see Coordinate).
 	ownPIDs sync.Map // uint32 → struct{}

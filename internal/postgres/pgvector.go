@@ -64,7 +64,11 @@ func (db *DB) enableVectors(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding `+pgx.Identifier{schema, "vector"}.Sanitize())
+		if _, err := tx.Exec(ctx, `ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding `+pgx.Identifier{schema, "vector"}.Sanitize()); err != nil {
+			return err
+		}
+		// The rows still to fill in, so that a start finds them without reading the table.
+		_, err = tx.Exec(ctx, `CREATE INDEX IF NOT EXISTS vectors_unembedded ON vectors (id) WHERE embedding IS NULL`)
 		return err
 	})
 	if err != nil {
@@ -74,6 +78,8 @@ func (db *DB) enableVectors(ctx context.Context) error {
 	if schema == "" {
 		return nil
 	}
+	db.insertEmbedded = `INSERT INTO vectors (model, hash, data, embedding) VALUES ($1, $2, $3, $4::` + db.vectorType() + `)
+		ON CONFLICT (model, hash) DO UPDATE SET embedding = coalesce(vectors.embedding, excluded.embedding) RETURNING id`
 	return db.backfillEmbeddings(ctx)
 }
 

@@ -133,9 +133,7 @@ func (db *DB) SaveVectors(ctx context.Context, agent, model string, items []myna
 			var id int64
 			var err error
 			if db.vectorSchema != "" {
-				err = tx.QueryRow(ctx, `INSERT INTO vectors (model, hash, data, embedding) VALUES ($1, $2, $3, $4::`+db.vectorType()+`)
-					ON CONFLICT (model, hash) DO UPDATE SET embedding = coalesce(vectors.embedding, excluded.embedding) RETURNING id`,
-					model, h[:], encodeVector(it.Vector), vectorText(it.Vector)).Scan(&id)
+				err = tx.QueryRow(ctx, db.insertEmbedded, model, h[:], encodeVector(it.Vector), vectorText(it.Vector)).Scan(&id)
 			} else {
 				err = tx.QueryRow(ctx, insertVector, model, h[:], encodeVector(it.Vector)).Scan(&id)
 			}
