@@ -22,33 +22,7 @@ import (
 // times, p95 most, measure the wait for a core as much as the search, the CPU time only
 // the search. It skips without the LoCoMo data.
 func BenchmarkSearch(b *testing.B) {
-	f, err := os.Open(locomoPath)
-	if err != nil {
-		b.Skipf("LoCoMo data not available: %v", err)
-	}
-	convs, err := locomo.Load(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	const n = 100_000
-	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
-	msgs, questions := locomo.Corpus(convs, n)
-	start := time.Now()
-	for batch := range slices.Chunk(msgs, 1000) {
-		if _, err := db.ImportMessages(b.Context(), "a", chat, batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := db.IndexPending(b.Context()); err != nil { // as an import does
-		b.Fatal(err)
-	}
-	b.Logf("imported and indexed %d messages in %v", n, time.Since(start).Round(time.Millisecond))
+	db, chat, _, questions := searchCorpus(b)
 	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
 	for _, scope := range []struct {
 		name string
@@ -106,4 +80,40 @@ func BenchmarkImport(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// searchCorpus imports the search benchmarks' chat into a new database, closed when b
+// ends: 100,000 messages of one agent, LoCoMo's turns repeated (realistic chat text and
+// word frequencies), indexed as an import leaves them. It returns the messages and
+// LoCoMo's questions, and skips b without the LoCoMo data.
+func searchCorpus(b *testing.B) (*sqlite.DB, mynah.Chat, []mynah.Message, []string) {
+	b.Helper()
+	f, err := os.Open(locomoPath)
+	if err != nil {
+		b.Skipf("LoCoMo data not available: %v", err)
+	}
+	convs, err := locomo.Load(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	const n = 100_000
+	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
+	msgs, questions := locomo.Corpus(convs, n)
+	start := time.Now()
+	for batch := range slices.Chunk(msgs, 1000) {
+		if _, err := db.ImportMessages(b.Context(), "a", chat, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.IndexPending(b.Context()); err != nil { // as an import does
+		b.Fatal(err)
+	}
+	b.Logf("imported and indexed %d messages in %v", n, time.Since(start).Round(time.Millisecond))
+	return db, chat, msgs, questions
 }

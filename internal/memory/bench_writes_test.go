@@ -3,18 +3,13 @@ package memory_test
 import (
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
-	"github.com/mynah-ai/mynah/internal/memory/locomo"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // writesPerSecond is the messages BenchmarkSearchWrites stores beside the searches: a
@@ -27,30 +22,7 @@ const writesPerSecond = 100
 // page caches and adds index segments, so this is the search a serving bot makes. The CPU
 // figure is the searching thread's alone (Linux; elsewhere none), not the writer's.
 func BenchmarkSearchWrites(b *testing.B) {
-	f, err := os.Open(locomoPath)
-	if err != nil {
-		b.Skipf("LoCoMo data not available: %v", err)
-	}
-	convs, err := locomo.Load(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
-	msgs, questions := locomo.Corpus(convs, 100_000)
-	for batch := range slices.Chunk(msgs, 1000) {
-		if _, err := db.ImportMessages(b.Context(), "a", chat, batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := db.IndexPending(b.Context()); err != nil {
-		b.Fatal(err)
-	}
+	db, chat, msgs, questions := searchCorpus(b)
 	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
 
 	ctx, stop := context.WithCancel(b.Context())
