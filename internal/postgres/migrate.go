@@ -52,6 +52,10 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
+// migrateLock takes the transaction-level advisory lock of schema changes in the current
+// schema (migrations, the vector extension's column).
+const migrateLock = `SELECT pg_advisory_xact_lock(hashtext('mynah migrate ' || current_schema()))`
+
 // migrate applies the migrations the database lacks in one transaction that first takes
 // a transaction-level advisory lock keyed by the schema: a second instance starting at
 // the same moment waits for the first to commit, then finds nothing to apply. PostgreSQL's
@@ -66,7 +70,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: no migrations embedded")
 	}
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('mynah migrate ' || current_schema()))`); err != nil {
+		if _, err := tx.Exec(ctx, migrateLock); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -24,6 +24,9 @@ import (
 const vectorSchemaQuery = `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'vector'`
 
+// vectorAvailableQuery reports whether the server offers the vector extension.
+const vectorAvailableQuery = `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')`
+
 // enableVectors finds or creates the vector extension and gives the vectors table its
 // column, under the migration lock; it records the extension's schema in db.vectorSchema,
 // empty when the extension is not to be had (nothing is changed then). Rows stored
@@ -31,13 +34,13 @@ const vectorSchemaQuery = `SELECT n.nspname FROM pg_extension e JOIN pg_namespac
 func (db *DB) enableVectors(ctx context.Context) error {
 	var schema string
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('mynah migrate ' || current_schema()))`); err != nil {
+		if _, err := tx.Exec(ctx, migrateLock); err != nil {
 			return err
 		}
 		err := tx.QueryRow(ctx, vectorSchemaQuery).Scan(&schema)
 		if errors.Is(err, pgx.ErrNoRows) {
 			var available bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')`).Scan(&available); err != nil {
+			if err := tx.QueryRow(ctx, vectorAvailableQuery).Scan(&available); err != nil {
 				return err
 			}
 			if !available {

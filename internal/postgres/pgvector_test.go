@@ -18,7 +18,7 @@ import (
 func requireVectorExtension(t *testing.T, db *DB) {
 	t.Helper()
 	var available bool
-	if err := db.pool.QueryRow(t.Context(), `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')`).Scan(&available); err != nil {
+	if err := db.pool.QueryRow(t.Context(), vectorAvailableQuery).Scan(&available); err != nil {
 		t.Fatal(err)
 	}
 	if !available {
