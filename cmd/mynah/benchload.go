@@ -59,6 +59,10 @@ type loadResult struct {
 	RSSQuiet   int           // VmRSS once quiet, kB
 	HWM        int           // VmHWM (peak VmRSS) after the load, kB
 	Throttled  int           // requests the fake provider refused with 429
+	// StartFaults and Faults are the minor page faults of the restart up to its first
+	// getUpdates and during the load. Where a page fault is dear (a paravirtualised VM
+	// here costs ~20 µs for each), they are much of start-up and of CPU per message.
+	StartFaults, Faults int
 }
 
 // quietAfter is how long after the load the quiet figures are read.
@@ -144,6 +148,8 @@ func writeLoad(w io.Writer, o loadRun, rs []loadResult) error {
 		{"VmHWM (MB)", func(r loadResult) float64 { return float64(r.HWM) }, func(v float64) string { return mb(int(v)) }},
 		{"first start to getUpdates (ms)", func(r loadResult) float64 { return float64(r.FirstStart) }, func(v float64) string { return ms(time.Duration(v)) }},
 		{"restart to getUpdates (ms)", func(r loadResult) float64 { return float64(r.Start) }, func(v float64) string { return ms(time.Duration(v)) }},
+		{"page faults to getUpdates", func(r loadResult) float64 { return float64(r.StartFaults) }, func(v float64) string { return strconv.Itoa(int(v)) }},
+		{"page faults per message", func(r loadResult) float64 { return float64(r.Faults) / float64(r.Messages) }, func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }},
 		{"throughput (msg/s)", loadResult.throughput, func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }},
 		{"latency p50 (ms)", func(r loadResult) float64 { return float64(r.P50) }, func(v float64) string { return ms(time.Duration(v)) }},
 		{"latency p99 (ms)", func(r loadResult) float64 { return float64(r.P99) }, func(v float64) string { return ms(time.Duration(v)) }},
@@ -200,6 +206,7 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 		}
 	}
 
+	telegramtest.LoadSpec() // before the first start, which is timed to its first getUpdates
 	emu := telegramtest.New(telegramtest.Options{BotUser: telegramtest.BotUser{ID: 7000001, FirstName: "Mynah", Username: "mynah_bot"}})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -243,7 +250,7 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 		return fail(err)
 	}
 	defer func() { _ = proc.stop() }()
-	res := loadResult{Messages: o.Chats * o.Messages, FirstStart: first.start, Start: proc.start}
+	res := loadResult{Messages: o.Chats * o.Messages, FirstStart: first.start, Start: proc.start, StartFaults: proc.faults}
 	pid := proc.cmd.Process.Pid
 	time.Sleep(o.Settle) // start-up work (menus, key checks) settles before the idle figures
 	idle, err := readProc(pid)
@@ -260,7 +267,7 @@ func benchLoad(ctx context.Context, o loadRun) (loadResult, error) {
 	if err != nil {
 		return fail(err)
 	}
-	res.CPU, res.Elapsed = after.cpu-idle.cpu, elapsed
+	res.CPU, res.Elapsed, res.Faults = after.cpu-idle.cpu, elapsed, after.minflt-idle.minflt
 	res.AnonAfter, res.RSSAfter, res.HWM = after.anon, after.rss, after.hwm
 	time.Sleep(quietAfter) // what the process keeps between bursts (see trimAfterBursts)
 	quiet, err := readProc(pid)
@@ -283,6 +290,7 @@ type serveProcess struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	start  time.Duration // process start to its first getUpdates
+	faults int           // minor page faults by then (read just after)
 }
 
 // startServe starts mynah serve on the configuration in dir and waits until it asks for
@@ -306,6 +314,9 @@ func startServe(ctx context.Context, bin, dir string, env, extra []string, logs 
 		return nil, fmt.Errorf("mynah did not start: %w", err)
 	}
 	p.start = calls[polls-1].Time.Sub(started)
+	if f, err := readProc(cmd.Process.Pid); err == nil {
+		p.faults = f.minflt
+	}
 	return p, nil
 }
 
@@ -421,6 +432,7 @@ func loadUser(c int) int64 { return int64(50000 + c) }
 type procFigures struct {
 	cpu            time.Duration
 	anon, rss, hwm int // kB
+	minflt         int // minor page faults
 }
 
 // readProc reads pid's user+system CPU time (all threads) and its RssAnon, VmRSS and
@@ -436,6 +448,7 @@ func readProc(pid int) (procFigures, error) {
 	if len(fields) < 13 {
 		return f, fmt.Errorf("/proc/%d/stat: too few fields", pid)
 	}
+	f.minflt, _ = strconv.Atoi(fields[7])
 	utime, _ := strconv.Atoi(fields[11])
 	stime, _ := strconv.Atoi(fields[12])
 	const ticks = 100 // USER_HZ on Linux

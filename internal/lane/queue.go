@@ -103,7 +103,7 @@ func (q *queue) order(partsOnly bool, skip func(laneKey) bool) []laneKey {
 		noParts  bool
 		oldestID int64
 	}
-	ranks := make([]rank, 0, len(q.lanes))
+	var ranks []rank // few: most lanes are running or idle on a busy runner
 	for k, w := range q.lanes {
 		switch {
 		case len(w.parts) == 0 && (partsOnly || len(w.turns) == 0), skip(k):

@@ -48,6 +48,9 @@ func (w *work) reminders() bool {
 // reports true take every other place while others are left: half the lanes started go
 // to each kind as long as both have some.
 func fair(lanes []laneKey, later func(laneKey) bool) []laneKey {
+	if !slices.ContainsFunc(lanes, later) {
+		return lanes
+	}
 	var first, second []laneKey
 	for _, k := range lanes {
 		if later(k) {

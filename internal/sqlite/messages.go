@@ -79,7 +79,9 @@ func (db *DB) History(ctx context.Context, agent string, chat mynah.ChatID, thre
 		return nil, fail(ctx, err, "history of chat %d of %s", chat, agent)
 	}
 	defer rows.Close()
-	out := make([]mynah.Message, 0, min(limit, 64))
+	// A message is ~330 bytes: room for 64 up front was 21 KB a turn, most of it unused in
+	// young chats; append grows it for long ones.
+	out := make([]mynah.Message, 0, min(limit, 16))
 	for rows.Next() {
 		m, err := scanMessage(agent, rows)
 		if err != nil {
