@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mynah-ai/mynah/internal/lane"
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 	"github.com/mynah-ai/mynah/internal/telegram/telegramtest"
@@ -23,7 +24,9 @@ var (
 
 func TestPrivateConversation(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
-	h.llm.Push(llmtest.Reply{Text: "Hi **Alice**!", Usage: llm.Usage{InputTokens: 50, OutputTokens: 5}}, llmtest.Reply{Text: "I'm fine."})
+	// The first answer takes a noticeable time, so "typing…" is shown meanwhile.
+	h.llm.Push(llmtest.Reply{Text: "Hi **Alice**!", Usage: llm.Usage{InputTokens: 50, OutputTokens: 5}, Delay: 2 * lane.TypingAfter},
+		llmtest.Reply{Text: "I'm fine."})
 	h.start()
 
 	first := h.emu.SendPrivate(alice, "hello there")
@@ -34,8 +37,8 @@ func TestPrivateConversation(t *testing.T) {
 	if sent[0].ReplyTo != 0 {
 		t.Errorf("private reply quotes message %d; private answers are plain messages", sent[0].ReplyTo)
 	}
-	if len(h.emu.Actions(alice.ID)) == 0 {
-		t.Error("no typing indicator was shown while the model worked")
+	if acts := h.emu.Actions(alice.ID); len(acts) == 0 || acts[0].Action != "typing" {
+		t.Errorf("actions = %+v: no typing indicator was shown while the model worked", acts)
 	}
 
 	h.emu.SendPrivate(alice, "how are you?")

@@ -344,15 +344,25 @@ func (r *Runner) request(ctx context.Context, t mynah.Turn) (llm.Request, prompt
 	return req, comp, nil
 }
 
-// typing shows "typing…" in the chat until the returned stop function is called; Telegram
-// shows it for about five seconds, so it is repeated every four.
+// typing shows "typing…" in the chat until the returned stop function is called, from
+// TypingAfter on: an answer ready sooner goes without it, as the Bot API recommends the
+// action only "when a response from the bot will take a noticeable amount of time to
+// arrive" (and a fast answer spares a call). Telegram shows it for about five seconds,
+// so it is repeated every four.
 func (r *Runner) typing(ctx context.Context, chat mynah.ChatID, thread int64) (stop func()) {
 	loop, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		// The first indication is not cut short by stop: a fast answer must not overtake
-		// it, or Telegram would show "typing…" after the reply.
+		wait := time.NewTimer(TypingAfter)
+		select {
+		case <-loop.Done():
+			wait.Stop()
+			return
+		case <-wait.C:
+		}
+		// The first indication is not cut short by stop: an answer that comes meanwhile
+		// must not overtake it, or Telegram would show "typing…" after the reply.
 		first, cancelFirst := context.WithTimeout(ctx, typingTimeout)
 		r.sendTyping(first, chat, thread)
 		cancelFirst()
@@ -369,6 +379,9 @@ func (r *Runner) typing(ctx context.Context, chat mynah.ChatID, thread int64) (s
 	}()
 	return func() { cancel(); <-done }
 }
+
+// TypingAfter is how long a turn runs before it shows "typing…".
+const TypingAfter = 500 * time.Millisecond
 
 // typingTimeout bounds how long a reply may wait for its first typing indication.
 const typingTimeout = 2 * time.Second

@@ -230,12 +230,18 @@ func (t *txn) stmt(ctx context.Context, s *sql.Stmt) *sql.Stmt {
 	return b
 }
 
-// exec runs the prepared statement s in the transaction.
+// exec runs the prepared statement s in the transaction. Like queryRow, it does not
+// watch ctx while the statement runs (see brief): every prepared writer statement touches
+// a few rows, and watching cost a goroutine per statement in the driver — 200 of them
+// queued at once under load. A ctx already done still fails the statement, and with it
+// the writer's savepoint.
 func (t *txn) exec(ctx context.Context, s *sql.Stmt, args ...any) (sql.Result, error) {
+	ctx = brief(ctx)
 	return t.stmt(ctx, s).ExecContext(ctx, args...)
 }
 
 // queryRow runs the prepared query s in the transaction.
 func (t *txn) queryRow(ctx context.Context, s *sql.Stmt, args ...any) *sql.Row {
+	ctx = brief(ctx)
 	return t.stmt(ctx, s).QueryRowContext(ctx, args...)
 }
