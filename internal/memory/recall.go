@@ -30,6 +30,9 @@ var _ prompt.Source = (*Recall)(nil)
 // "and then?" borrows the words of what it follows), leaving out what the window shows.
 // Each item is the message with the turn before it when that turn is not shown either.
 func (r *Recall) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, error) {
+	if q.WholeChat {
+		return nil, nil
+	}
 	if len(q.Window) > 0 {
 		// Nothing is beyond a window that starts with the chat's first message: skip the
 		// search (most turns of most chats, and the cost of a full-text query each).

@@ -74,6 +74,9 @@ type Query struct {
 	Target mynah.Message
 	// Window is the history the prompt may show; recall sources look beyond it.
 	Window []mynah.Message
+	// WholeChat reports that Window holds every message of the chat: there is nothing
+	// beyond it to recall, which a young chat's turns know without asking the store.
+	WholeChat bool
 }
 
 // Source supplies the items of one layer for a turn. The memory engine implements it for
@@ -164,6 +167,9 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 	if err != nil {
 		return Input{}, fmt.Errorf("reading history: %w", err)
 	}
+	// Read from the chat's first message on, fewer than asked: the chat has no others.
+	whole := sess.Start == 0 && t.Thread == 0 && len(history) < a.agent.MaxMessages
+	fetched := len(history)
 	var target mynah.Message
 	for i := range history {
 		if history[i].ID == t.Target {
@@ -171,6 +177,7 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 		}
 	}
 	if target.ID == 0 {
+		whole = false
 		// The target is older than the window (or the session): show it anyway.
 		if target, err = a.store.Message(ctx, a.agent.Name, t.Chat, t.Target); err != nil {
 			return Input{}, fmt.Errorf("reading target message %d: %w", t.Target, err)
@@ -179,6 +186,7 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 	}
 	now := a.now()
 	history = a.agent.Freshness.fresh(history, t.Target, now, a.agent.Location)
+	whole = whole && len(history) == fetched
 	quoted, err := a.replyChain(ctx, target)
 	if err != nil {
 		return Input{}, err
@@ -217,7 +225,7 @@ func (a *Assembler) Input(ctx context.Context, t Turn) (Input, error) {
 		Now:         now,
 		Location:    a.agent.Location,
 	}
-	q := Query{Agent: a.agent.Name, Chat: target.Chat, Target: target, Window: history}
+	q := Query{Agent: a.agent.Name, Chat: target.Chat, Target: target, Window: history, WholeChat: whole}
 	for _, l := range []struct {
 		src Source
 		dst *[]Item

@@ -173,3 +173,35 @@ func TestToolsLayer(t *testing.T) {
 		t.Errorf("tools layer items %v, want 4", got)
 	}
 }
+
+// queryRecorder is a Source that keeps the query it was asked.
+type queryRecorder struct{ got *Query }
+
+func (r queryRecorder) Items(_ context.Context, q Query) ([]Item, error) { *r.got = q; return nil, nil }
+
+// TestWholeChat: a recall source learns that the window is the whole chat only when the
+// store returned fewer messages than asked, from the chat's start, in no topic; otherwise
+// it must look beyond the window.
+func TestWholeChat(t *testing.T) {
+	chat := mynah.Chat{ID: 5, Type: mynah.ChatPrivate}
+	msgs := []mynah.Message{{Chat: chat, ID: 1, Text: "a"}, {Chat: chat, ID: 2, Text: "b"}, {Chat: chat, ID: 3, Text: "c"}}
+	for _, c := range []struct {
+		name   string
+		max    int
+		thread int64
+		want   bool
+	}{
+		{"fewer than asked", 4, 0, true},
+		{"as many as asked: older ones may exist", 3, 0, false},
+		{"a forum topic: other topics are beyond it", 4, 7, false},
+	} {
+		var q Query
+		asm := NewAssembler(Agent{Name: "Mynah", MaxMessages: c.max}, historyStore{msgs}, Sources{Recall: queryRecorder{&q}}, nil)
+		if _, err := asm.Input(context.Background(), Turn{Chat: chat.ID, Thread: c.thread, Target: 3}); err != nil {
+			t.Fatal(err)
+		}
+		if q.WholeChat != c.want {
+			t.Errorf("%s: WholeChat = %v, want %v", c.name, q.WholeChat, c.want)
+		}
+	}
+}
