@@ -76,7 +76,13 @@ func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)", busyTimeoutMillis)
+	// soft_heap_limit (process-wide, SQLite's own memory outside the Go heap): above it,
+	// page caches recycle their pages instead of growing. Schema, statements and lookaside
+	// of the connections come to ~3 MB by themselves, so past that the caches stay small —
+	// which costs little, since a WAL reader's cache is dropped at nearly every commit
+	// anyway. Measured with mynah bench load (with 2 readers, below): SQLite's memory at
+	// the last reply 6.3 -> 4.2 MB, RssAnon 19.5 -> 18.2 MB (means of 4), same CPU.
+	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=soft_heap_limit(%d)", busyTimeoutMillis, softHeapLimit)
 
 	// The writer's page cache is 512 KiB instead of SQLite's 2 MiB: what it writes is
 	// mostly appended (new messages, turns, index segments), so it needs the right edges of
@@ -114,7 +120,10 @@ func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	n := max(4, runtime.GOMAXPROCS(0))
+	// As many readers as cores: a read is CPU work (WAL readers never wait for the
+	// writer), so more would not read faster, and each keeps its own schema, statements
+	// and cache (~1 MB). At least 2, so a search never holds up every other read.
+	n := max(2, runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(0)
@@ -137,6 +146,9 @@ func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 
 // checkPath rejects what the driver would read as something other than a file: a DSN,
 // a URI, an in-memory database.
+// softHeapLimit bounds SQLite's own heap, in bytes (see openWith).
+const softHeapLimit = 3 << 20
+
 func checkPath(path string) error {
 	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
 		return fmt.Errorf("sqlite: open %q: want a plain file path", path)
