@@ -7,13 +7,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 var (
-	agentName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-	tokenShape = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]{35}$`)
+	agentName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`) })
+	tokenShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]{35}$`) })
 	// tokenVar finds the variable a front matter's telegram_token names.
-	tokenVar = regexp.MustCompile(`(?m)^telegram_token:\s*["']?\$\{(\w+)\}`)
+	tokenVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^telegram_token:\s*["']?\$\{(\w+)\}`) })
 )
 
 // loadAgents reads every agents/<Name>.md of cfg.Dir, each over defaults.
@@ -46,7 +47,7 @@ func loadAgents(cfg *config, defaults agentSettings, opts loadOptions) ([]agentC
 // and its instructions.
 func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOptions) (agentConfig, error) {
 	a := agentConfig{Name: strings.TrimSuffix(filepath.Base(file), ".md"), File: file}
-	if !agentName.MatchString(a.Name) {
+	if !agentName().MatchString(a.Name) {
 		return a, &configError{File: file, Msg: "agent file names must be letters, digits, _ or - (the name is the agent's name)"}
 	}
 	data, err := os.ReadFile(file)
@@ -83,7 +84,7 @@ func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOption
 			return a, err
 		}
 	}
-	if a.TelegramToken != "" && !opts.NoTokens && !opts.NoKeys && !tokenShape.MatchString(string(a.TelegramToken)) {
+	if a.TelegramToken != "" && !opts.NoTokens && !opts.NoKeys && !tokenShape().MatchString(string(a.TelegramToken)) {
 		return a, &configError{file, "telegram_token", "does not look like a bot token (want <bot id>:<35 characters>, as @BotFather gives it)"}
 	}
 	if err := resolveModel(cfg, &a, opts); err != nil {
@@ -117,7 +118,7 @@ func loadAgent(cfg *config, file string, defaults agentSettings, opts loadOption
 // tokenHint says why an agent has no bot token and what to do: set the variable its front
 // matter names, or name one.
 func tokenHint(front []byte) string {
-	if m := tokenVar.FindSubmatch(front); m != nil {
+	if m := tokenVar().FindSubmatch(front); m != nil {
 		return "empty: set " + string(m[1]) + " to the token @BotFather gave you"
 	}
 	if !bytes.Contains(front, []byte("telegram_token")) {

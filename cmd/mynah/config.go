@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -296,7 +297,7 @@ func validateTop(path string, cfg *config) error {
 		if w.Secret == "" {
 			return &configError{path, "telegram.webhook.secret", "required in webhook mode (1-256 characters A-Z a-z 0-9 _ -)"}
 		}
-		if !secretPattern.MatchString(w.Secret) {
+		if !secretPattern().MatchString(w.Secret) {
 			return &configError{path, "telegram.webhook.secret", "must be 1-256 characters A-Z a-z 0-9 _ -"}
 		}
 		w.Listen = cmp.Or(w.Listen, ":8080")
@@ -307,7 +308,7 @@ func validateTop(path string, cfg *config) error {
 	return nil
 }
 
-var secretPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+var secretPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`) })
 
 func environ(getenv func(string) string, names ...string) map[string]string {
 	m := map[string]string{}

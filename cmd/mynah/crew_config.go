@@ -105,7 +105,7 @@ func resolveCrews(path string, files []crewFile, agents []agentConfig) ([]crewCo
 	for i, f := range files {
 		key := fmt.Sprintf("crews[%d]", i)
 		bad := func(k, msg string) error { return &configError{path, key + k, msg} }
-		if !agentName.MatchString(f.Name) {
+		if !agentName().MatchString(f.Name) {
 			return nil, bad(".name", fmt.Sprintf("%q: a crew needs a name of letters, digits, _ or -", f.Name))
 		}
 		if slices.ContainsFunc(out, func(c crewConfig) bool { return strings.EqualFold(c.Name, f.Name) }) {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -69,7 +70,7 @@ func decodeNode(path string, root *yaml.Node, out any) error {
 	}
 	if te, ok := errors.AsType[*yaml.TypeError](err); ok {
 		for _, e := range te.Errors {
-			if m := badValue.FindStringSubmatch(e); m != nil {
+			if m := badValue().FindStringSubmatch(e); m != nil {
 				line, _ := strconv.Atoi(m[1])
 				col, _ := strconv.Atoi(m[2])
 				if key, ok := keyPath(root, line, col); ok {
@@ -88,7 +89,7 @@ func valueError(n *yaml.Node, msg string) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d, column %d: %s", n.Line, n.Column, msg)}}
 }
 
-var badValue = regexp.MustCompile(`^line (\d+), column (\d+): (.*)$`)
+var badValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+), column (\d+): (.*)$`) })
 
 // keyPath is the dotted key of the value at line:col in n, e.g. "access.rate_limit.per".
 func keyPath(n *yaml.Node, line, col int) (string, bool) {
@@ -174,33 +175,35 @@ func unknownKeys(err error) []string {
 	}
 	var msgs []string
 	for _, e := range te.Errors {
-		if unknownField.MatchString(e) {
-			msgs = append(msgs, unknownField.ReplaceAllString(e, `line $1: unknown key "$2"`))
+		if unknownField().MatchString(e) {
+			msgs = append(msgs, unknownField().ReplaceAllString(e, `line $1: unknown key "$2"`))
 		}
 	}
 	return msgs
 }
 
-var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type \S+`)
-var cannotUnmarshal = regexp.MustCompile(`line (\d+): cannot unmarshal !!(\w+) ` + "`" + `([^` + "`" + `]*)` + "`" + ` into (\S+)`)
+var unknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): field (\S+) not found in type \S+`) })
+var cannotUnmarshal = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`line (\d+): cannot unmarshal !!(\w+) ` + "`" + `([^` + "`" + `]*)` + "`" + ` into (\S+)`)
+})
 
 // yamlMessage rewrites yaml.v3's errors in words a user understands.
 func yamlMessage(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-	msg = unknownField.ReplaceAllString(msg, `line $1: unknown key "$2"`)
-	msg = cannotUnmarshal.ReplaceAllString(msg, `line $1: "$3" is not a valid $4`)
+	msg = unknownField().ReplaceAllString(msg, `line $1: unknown key "$2"`)
+	msg = cannotUnmarshal().ReplaceAllString(msg, `line $1: "$3" is not a valid $4`)
 	return strings.ReplaceAll(msg, "\n  ", "; ")
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // expandNode replaces ${NAME} in every scalar value (not keys) with the variable's value.
 func expandNode(n *yaml.Node, getenv func(string) string) {
 	switch n.Kind {
 	case yaml.ScalarNode:
 		if strings.Contains(n.Value, "${") {
-			n.Value = envRef.ReplaceAllStringFunc(n.Value, func(m string) string { return getenv(m[2 : len(m)-1]) })
+			n.Value = envRef().ReplaceAllStringFunc(n.Value, func(m string) string { return getenv(m[2 : len(m)-1]) })
 			if n.Tag == "!!null" || n.Value == "" {
 				n.Tag = "!!str"
 			}

@@ -39,7 +39,7 @@ The bot token comes from TELEGRAM_BOT_TOKEN, provider keys from ` + orList(keyVa
 			if !ok || !apiKind(kind) {
 				return usageError{fmt.Errorf("--provider %q: want %s", provider, orList(kindNames(apiKind)))}
 			}
-			if !agentName.MatchString(name) {
+			if !agentName().MatchString(name) {
 				return usageError{fmt.Errorf("--name %q: use letters, digits, _ or -", name)}
 			}
 			model = cmp.Or(model, kind.Model)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -31,7 +32,7 @@ with their ids. Works while serve runs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ids, rest []string
 			for _, a := range args {
-				if negativeNumber.MatchString(a) {
+				if negativeNumber().MatchString(a) {
 					ids = append(ids, a)
 				} else {
 					rest = append(rest, a)
@@ -59,7 +60,7 @@ with their ids. Works while serve runs.`,
 }
 
 // negativeNumber is an argument flag parsing must not see: a group's chat id.
-var negativeNumber = regexp.MustCompile(`^-[0-9]+$`)
+var negativeNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[0-9]+$`) })
 
 // approveGroup approves chat for the agent named (or found by groupAgent) in the
 // configuration in dir.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -17,7 +18,7 @@ type Users struct {
 	names map[string]bool // lower case, without '@'
 }
 
-var usernamePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{4,31}$`)
+var usernamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{4,31}$`) })
 
 // ParseUsers reads refs, each a numeric user id or an @username. The error names the
 // first entry that is neither.
@@ -26,7 +27,7 @@ func ParseUsers(refs []string) (Users, error) {
 	for _, ref := range refs {
 		ref = strings.TrimSpace(ref)
 		if name, ok := strings.CutPrefix(ref, "@"); ok {
-			if !usernamePattern.MatchString(name) {
+			if !usernamePattern().MatchString(name) {
 				return Users{}, fmt.Errorf("%q is not a Telegram username (5-32 letters, digits or _)", ref)
 			}
 			if u.names == nil {

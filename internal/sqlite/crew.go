@@ -268,7 +268,7 @@ func (db *DB) shareTx(ctx context.Context, tx *txn, agents []string, m *mynah.Me
 // shareSent records m, which agent just sent, in the views of its crew peers in m's
 // chat: part of MarkSent's transaction.
 func (db *DB) shareSent(ctx context.Context, tx *txn, agent string, m *mynah.Message) error {
-	rows, err := tx.stmt(ctx, db.stmts.crewPeers).QueryContext(ctx, agent, int64(m.Chat.ID))
+	rows, err := tx.query(ctx, db.stmts.crewPeers, agent, int64(m.Chat.ID))
 	if err != nil {
 		return err
 	}

@@ -104,13 +104,21 @@ func (db *DB) ListFacts(ctx context.Context, agent string, user mynah.UserID, of
 			return err
 		}
 		defer tx.Rollback() //nolint:errcheck // read-only: nothing to undo
-		if err := tx.StmtContext(ctx, db.stmts.countFacts).QueryRowContext(ctx, agent, int64(user)).Scan(&total); err != nil {
+		count, err := db.stmts.countFacts.prepared(ctx)
+		if err != nil {
+			return err
+		}
+		list, err := db.stmts.listFacts.prepared(ctx)
+		if err != nil {
+			return err
+		}
+		if err := tx.StmtContext(ctx, count).QueryRowContext(ctx, agent, int64(user)).Scan(&total); err != nil {
 			return err
 		}
 		if limit <= 0 {
 			return nil
 		}
-		rows, err := tx.StmtContext(ctx, db.stmts.listFacts).QueryContext(ctx, agent, int64(user), limit, max(offset, 0))
+		rows, err := tx.StmtContext(ctx, list).QueryContext(ctx, agent, int64(user), limit, max(offset, 0))
 		if err != nil {
 			return err
 		}

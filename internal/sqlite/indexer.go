@@ -134,7 +134,7 @@ func (db *DB) indexBatch(ctx context.Context) (int, error) {
 		if err := tx.queryRow(ctx, db.stmts.indexedThroughW).Scan(&through); err != nil {
 			return err
 		}
-		rows, err := tx.stmt(ctx, db.stmts.unindexed).QueryContext(ctx, through, indexBatch)
+		rows, err := tx.query(ctx, db.stmts.unindexed, through, indexBatch)
 		if err != nil {
 			return err
 		}

@@ -115,7 +115,10 @@ func (db *DB) PutNote(ctx context.Context, f mynah.NoteFile, chunks []mynah.Note
 		if next+int64(len(chunks)) > hi {
 			return errors.New("no chunk numbers left for the agent")
 		}
-		ins := tx.stmt(ctx, db.stmts.insertNoteChunk)
+		ins, err := tx.stmt(ctx, db.stmts.insertNoteChunk)
+		if err != nil {
+			return err
+		}
 		for i, c := range chunks {
 			if _, err := ins.ExecContext(ctx, next+int64(i), f.Agent, f.Kind, f.Path, c.StartLine, c.EndLine, c.Text, c.Hash); err != nil {
 				return err

@@ -271,7 +271,7 @@ func (s scoreScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, 
 // would be are returned. It costs O(before + after).
 func (db *DB) Around(ctx context.Context, agent string, chat mynah.ChatID, id mynah.MessageID, before, after int) ([]mynah.Message, error) {
 	var out []mynah.Message
-	read := func(st *sql.Stmt, limit int) error {
+	read := func(st *stmt, limit int) error {
 		rows, err := st.QueryContext(brief(ctx), agent, int64(chat), int64(id), limit)
 		if err != nil {
 			return err

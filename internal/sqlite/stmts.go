@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 // stmts are the statements the pipeline runs, prepared once when the DB opens: parsing
@@ -20,48 +22,48 @@ import (
 // the value from the planner; the plans do not depend on it (TestQueryPlans).
 type stmts struct {
 	// On the writer.
-	insertUpdate, upsertChat, upsertUser, insertSession, insertTurn *sql.Stmt
-	insertMessage, updateEdited, ensureChat                         *sql.Stmt
-	queryTurn, finishTurn, insertPart, queryPartByKey               *sql.Stmt
-	queryPart, markSent, markFailed, upsertState, insertUsage       *sql.Stmt
-	upsertPrompt                                                    *sql.Stmt
-	userPending, countPending, insertPairing, queryPairing          *sql.Stmt
-	approvePairing, setChatMode                                     *sql.Stmt
-	insertUserIfNew                                                 *sql.Stmt
-	markDone, retryPart, setPreview                                 *sql.Stmt
-	indexedThroughW, unindexed, insertSearchAgent, insertSearchChat *sql.Stmt
-	insertSearchDoc, setIndexedThrough, mergeSearch, totalChanges   *sql.Stmt
-	insertFact, queryFactNorm, countFactsTx, evictFacts, deleteFact *sql.Stmt
-	deleteAllFacts, queryRemoval, insertRemoval, shareFact          *sql.Stmt
-	savepoint, releaseSavepoint, rollbackToSave                     *sql.Stmt // group commit (commit.go)
+	insertUpdate, upsertChat, upsertUser, insertSession, insertTurn *stmt
+	insertMessage, updateEdited, ensureChat                         *stmt
+	queryTurn, finishTurn, insertPart, queryPartByKey               *stmt
+	queryPart, markSent, markFailed, upsertState, insertUsage       *stmt
+	upsertPrompt                                                    *stmt
+	userPending, countPending, insertPairing, queryPairing          *stmt
+	approvePairing, setChatMode                                     *stmt
+	insertUserIfNew                                                 *stmt
+	markDone, retryPart, setPreview                                 *stmt
+	indexedThroughW, unindexed, insertSearchAgent, insertSearchChat *stmt
+	insertSearchDoc, setIndexedThrough, mergeSearch, totalChanges   *stmt
+	insertFact, queryFactNorm, countFactsTx, evictFacts, deleteFact *stmt
+	deleteAllFacts, queryRemoval, insertRemoval, shareFact          *stmt
+	savepoint, releaseSavepoint, rollbackToSave                     *stmt // group commit (commit.go)
 	// On the reader pool.
-	message, history, historyThread, pendingTurns, pendingParts *sql.Stmt
-	chat, session, blocked, promptForReply                      *sql.Stmt
-	approved, pairings, chatMode                                *sql.Stmt
-	chatScope, agentScope, search, searchSender, before, from   *sql.Stmt
-	probe, searchRecent                                         *sql.Stmt
-	dueAt, indexedThrough, lastRowid                            *sql.Stmt
-	countFacts, listFacts, factsOf                              *sql.Stmt
+	message, history, historyThread, pendingTurns, pendingParts *stmt
+	chat, session, blocked, promptForReply                      *stmt
+	approved, pairings, chatMode                                *stmt
+	chatScope, agentScope, search, searchSender, before, from   *stmt
+	probe, searchRecent                                         *stmt
+	dueAt, indexedThrough, lastRowid                            *stmt
+	countFacts, listFacts, factsOf                              *stmt
 	// Summaries (summaries.go).
-	insertSummary, existingRolling, existingPeriodic, insertFlush *sql.Stmt
-	latestRolling, latestPeriodic, summariesDue, between          *sql.Stmt
-	hasSummaries                                                  *sql.Stmt
-	betweenThread, older, promptsAfter, lastTurn                  *sql.Stmt
+	insertSummary, existingRolling, existingPeriodic, insertFlush *stmt
+	latestRolling, latestPeriodic, summariesDue, between          *stmt
+	hasSummaries                                                  *stmt
+	betweenThread, older, promptsAfter, lastTurn                  *stmt
 	// Notes (notes.go).
-	agentNoW, noteHash, upsertNoteFile, deleteNoteChunks, deleteNoteFile *sql.Stmt
-	nextNoteChunk, insertNoteChunk, noteFiles, searchNotes               *sql.Stmt
+	agentNoW, noteHash, upsertNoteFile, deleteNoteChunks, deleteNoteFile *stmt
+	nextNoteChunk, insertNoteChunk, noteFiles, searchNotes               *stmt
 	// Vectors (vectors.go).
-	insertVector, insertVectorItem, setVectorProgress        *sql.Stmt
-	vectorProgress, vectorPending, vectorByHash, vectorsChat *sql.Stmt
-	vectorsAgent                                             *sql.Stmt
+	insertVector, insertVectorItem, setVectorProgress        *stmt
+	vectorProgress, vectorPending, vectorByHash, vectorsChat *stmt
+	vectorsAgent                                             *stmt
 	// Media (media.go).
-	insertMediaWork, upsertMediaNote, deleteMediaNote, deferMedia *sql.Stmt
-	doneMedia, queryStoredMedia, setStoredMedia                   *sql.Stmt
-	mediaNote, pendingMedia                                       *sql.Stmt
+	insertMediaWork, upsertMediaNote, deleteMediaNote, deferMedia *stmt
+	doneMedia, queryStoredMedia, setStoredMedia                   *stmt
+	mediaNote, pendingMedia                                       *stmt
 	// Crews (crew.go): read in every MarkSent.
-	crewPeers *sql.Stmt
+	crewPeers *stmt
 
-	all []*sql.Stmt // every statement above, for close
+	all []*stmt // every statement above, for close
 }
 
 // prepareStmts prepares every statement of stmts on write or read. On failure it closes
@@ -69,7 +71,7 @@ type stmts struct {
 func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 	s := &stmts{}
 	for _, p := range []struct {
-		dst   **sql.Stmt
+		dst   **stmt
 		on    *sql.DB
 		query string
 	}{
@@ -188,10 +190,17 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.pendingMedia, read, queryPendingMedia},
 		{&s.crewPeers, write, queryCrewPeers},
 	} {
-		st, err := p.on.PrepareContext(ctx, p.query)
-		if err != nil {
-			err = fmt.Errorf("prepare %q: %w", p.query, translate(ctx, err))
-			return nil, errors.Join(err, s.close())
+		st := &stmt{on: p.on, query: p.query}
+		if p.on == write {
+			// The writer's statements are prepared now: preparing one later, inside a
+			// transaction, would wait for the only writer connection, which the
+			// transaction holds.
+			prepared, err := write.PrepareContext(ctx, p.query)
+			if err != nil {
+				err = fmt.Errorf("prepare %q: %w", p.query, translate(ctx, err))
+				return nil, errors.Join(err, s.close())
+			}
+			st.ready.Store(prepared)
 		}
 		*p.dst = st
 		s.all = append(s.all, st)
@@ -199,11 +208,71 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 	return s, nil
 }
 
+// stmt is a prepared statement. A reader's is prepared on its first use, not when the DB
+// opens: preparing every statement took 7-10 ms of each start on the CI machine, and many
+// reads are rare (notes, vectors, media, pairing…). It has sql.Stmt's methods. Preparing
+// fails only on a bug (TestQueryPlans prepares every statement); a failure is returned
+// by the call and retried on the next.
+type stmt struct {
+	on    *sql.DB
+	query string
+	mu    sync.Mutex
+	ready atomic.Pointer[sql.Stmt]
+}
+
+// prepared returns the prepared statement, preparing it if this is its first use.
+func (s *stmt) prepared(ctx context.Context) (*sql.Stmt, error) {
+	if st := s.ready.Load(); st != nil {
+		return st, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.ready.Load(); st != nil {
+		return st, nil
+	}
+	st, err := s.on.PrepareContext(ctx, s.query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", s.query, translate(ctx, err))
+	}
+	s.ready.Store(st)
+	return st, nil
+}
+
+// ExecContext is sql.Stmt's.
+func (s *stmt) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// QueryContext is sql.Stmt's.
+func (s *stmt) QueryContext(ctx context.Context, args ...any) (*sql.Rows, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// QueryRowContext is sql.Stmt's. A statement that cannot be prepared runs unprepared,
+// so that its *sql.Row carries the error.
+func (s *stmt) QueryRowContext(ctx context.Context, args ...any) *sql.Row {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return s.on.QueryRowContext(ctx, s.query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
 // close closes every prepared statement; statements in use close when their query ends.
 func (s *stmts) close() error {
 	var errs []error
 	for _, st := range s.all {
-		errs = append(errs, st.Close())
+		if p := st.ready.Load(); p != nil {
+			errs = append(errs, p.Close())
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -215,19 +284,26 @@ type txn struct {
 	bound []boundStmt // a handful per transaction: a linear search beats a map
 }
 
-type boundStmt struct{ db, tx *sql.Stmt }
+type boundStmt struct {
+	db *stmt
+	tx *sql.Stmt
+}
 
 // stmt returns s, a statement prepared on the writer, bound to the transaction. The bound
 // statement is closed with the transaction.
-func (t *txn) stmt(ctx context.Context, s *sql.Stmt) *sql.Stmt {
+func (t *txn) stmt(ctx context.Context, s *stmt) (*sql.Stmt, error) {
 	for _, b := range t.bound {
 		if b.db == s {
-			return b.tx
+			return b.tx, nil
 		}
 	}
-	b := t.StmtContext(ctx, s)
+	p, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := t.StmtContext(ctx, p)
 	t.bound = append(t.bound, boundStmt{db: s, tx: b})
-	return b
+	return b, nil
 }
 
 // exec runs the prepared statement s in the transaction. Like queryRow, it does not
@@ -235,13 +311,30 @@ func (t *txn) stmt(ctx context.Context, s *sql.Stmt) *sql.Stmt {
 // a few rows, and watching cost a goroutine per statement in the driver — 200 of them
 // queued at once under load. A ctx already done still fails the statement, and with it
 // the writer's savepoint.
-func (t *txn) exec(ctx context.Context, s *sql.Stmt, args ...any) (sql.Result, error) {
+func (t *txn) exec(ctx context.Context, s *stmt, args ...any) (sql.Result, error) {
 	ctx = brief(ctx)
-	return t.stmt(ctx, s).ExecContext(ctx, args...)
+	st, err := t.stmt(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// query runs the prepared query s in the transaction.
+func (t *txn) query(ctx context.Context, s *stmt, args ...any) (*sql.Rows, error) {
+	st, err := t.stmt(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
 }
 
 // queryRow runs the prepared query s in the transaction.
-func (t *txn) queryRow(ctx context.Context, s *sql.Stmt, args ...any) *sql.Row {
+func (t *txn) queryRow(ctx context.Context, s *stmt, args ...any) *sql.Row {
 	ctx = brief(ctx)
-	return t.stmt(ctx, s).QueryRowContext(ctx, args...)
+	st, err := t.stmt(ctx, s)
+	if err != nil {
+		return t.Tx.QueryRowContext(ctx, s.query, args...) // carries the error
+	}
+	return st.QueryRowContext(ctx, args...)
 }

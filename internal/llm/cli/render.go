@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/llm"
@@ -15,7 +16,7 @@ import (
 // message to respond to).
 
 // metaID finds a message's id in its [meta] header.
-var metaID = regexp.MustCompile(`^\[meta\] message_id=(\d+)`)
+var metaID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[meta\] message_id=(\d+)`) })
 
 // Full is the prompt of a new session: the instructions and the whole conversation.
 func Full(req llm.Request) string {
@@ -94,7 +95,7 @@ func id(t llm.Turn) mynah.MessageID {
 	if len(t.Parts) == 0 {
 		return 0
 	}
-	m := metaID.FindStringSubmatch(t.Parts[0].Text)
+	m := metaID().FindStringSubmatch(t.Parts[0].Text)
 	if m == nil {
 		return 0
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mynah-ai/mynah"
@@ -67,7 +68,7 @@ type rawTurn struct {
 
 // evidenceID finds the turn ids in an evidence string; the release writes some as
 // "D8:6; D9:17", "D:11:26" or "D30:05".
-var evidenceID = regexp.MustCompile(`D:?(\d+):(\d+)`)
+var evidenceID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`D:?(\d+):(\d+)`) })
 
 // sessionTime is how LoCoMo writes a session's date: "1:56 pm on 8 May, 2023".
 const sessionTime = "3:04 pm on 2 January, 2006"
@@ -117,7 +118,7 @@ func conversation(s rawSample) (Conversation, error) {
 			return c, fmt.Errorf("%s: %w", key, err)
 		}
 		for _, rt := range turns {
-			m := evidenceID.FindStringSubmatch(rt.DiaID)
+			m := evidenceID().FindStringSubmatch(rt.DiaID)
 			if m == nil {
 				return c, fmt.Errorf("%s: dia_id %q", key, rt.DiaID)
 			}
@@ -135,7 +136,7 @@ func conversation(s rawSample) (Conversation, error) {
 	for _, q := range s.QA {
 		var ev []mynah.MessageID
 		for _, e := range q.Evidence {
-			for _, m := range evidenceID.FindAllStringSubmatch(e, -1) {
+			for _, m := range evidenceID().FindAllStringSubmatch(e, -1) {
 				sess, _ := strconv.Atoi(m[1])
 				idx, _ := strconv.Atoi(m[2])
 				if id := TurnID(sess, idx); exists[id] && !slices.Contains(ev, id) {

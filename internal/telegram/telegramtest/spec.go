@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // botAPIJSON is the Bot API 10.1 specification from the
@@ -48,7 +49,7 @@ type specType struct {
 
 // discriminatorRE extracts the tag value from descriptions such as
 // `Type of the reaction, always "emoji"` or `Scope type, must be chat`.
-var discriminatorRE = regexp.MustCompile(`(?:always|must be) "?([a-z_]+)"?`)
+var discriminatorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:always|must be) "?([a-z_]+)"?`) })
 
 func parseSpec(b []byte) (*apiSpec, error) {
 	var raw struct {
@@ -73,7 +74,7 @@ func parseSpec(b []byte) (*apiSpec, error) {
 			f := &t.Fields[i]
 			t.byName[f.Name] = f
 			if f.Name == "type" || f.Name == "status" || f.Name == "source" {
-				if m := discriminatorRE.FindStringSubmatch(f.Description); m != nil {
+				if m := discriminatorRE().FindStringSubmatch(f.Description); m != nil {
 					t.discField, t.discValue = f.Name, m[1]
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -119,10 +120,10 @@ func UTF16Range(s, sub string) (offset, length int, ok bool) {
 }
 
 var (
-	mentionRE    = regexp.MustCompile(`@[A-Za-z0-9_]{3,32}`)
-	botCommandRE = regexp.MustCompile(`/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?`)
-	urlRE        = regexp.MustCompile(`https?://[^\s<>"]+`)
-	hashtagRE    = regexp.MustCompile(`#[\p{L}\p{N}_]+`)
+	mentionRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@[A-Za-z0-9_]{3,32}`) })
+	botCommandRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?`) })
+	urlRE        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s<>"]+`) })
+	hashtagRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#[\p{L}\p{N}_]+`) })
 )
 
 // detectEntities adds the mention, bot_command, url and hashtag entities
@@ -162,21 +163,21 @@ func detectEntities(text string, es []MessageEntity) []MessageEntity {
 			es = append(es, MessageEntity{Type: typ, Offset: off, Length: length})
 		}
 	}
-	for _, m := range mentionRE.FindAllStringIndex(text, -1) {
+	for _, m := range mentionRE().FindAllStringIndex(text, -1) {
 		if p := prevRune(m[0]); p != '@' && p != '/' && !wordByte(m[0]-1) && !wordByte(m[1]) {
 			add("mention", m[0], m[1])
 		}
 	}
-	for _, m := range botCommandRE.FindAllStringIndex(text, -1) {
+	for _, m := range botCommandRE().FindAllStringIndex(text, -1) {
 		if p := prevRune(m[0]); (unicode.IsSpace(p) || p == '(') && !wordByte(m[1]) {
 			add("bot_command", m[0], m[1])
 		}
 	}
-	for _, m := range urlRE.FindAllStringIndex(text, -1) {
+	for _, m := range urlRE().FindAllStringIndex(text, -1) {
 		end := m[0] + len(strings.TrimRight(text[m[0]:m[1]], ".,;:!?)'"))
 		add("url", m[0], end)
 	}
-	for _, m := range hashtagRE.FindAllStringIndex(text, -1) {
+	for _, m := range hashtagRE().FindAllStringIndex(text, -1) {
 		if !wordByte(m[0] - 1) {
 			add("hashtag", m[0], m[1])
 		}
