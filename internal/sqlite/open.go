@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -75,6 +76,11 @@ func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := create(ctx, path, snapshot); err != nil {
+			return nil, fmt.Errorf("sqlite: create %q: %w", path, err)
+		}
 	}
 	// soft_heap_limit (process-wide, SQLite's own memory outside the Go heap): above it,
 	// page caches recycle their pages instead of growing. Schema, statements and lookaside
@@ -146,6 +152,65 @@ func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 
 // checkPath rejects what the driver would read as something other than a file: a DSN,
 // a URI, an in-memory database.
+// create builds a new database at path: in a file of its own beside it, without syncing
+// (nothing in it is anyone's data yet), then synced once and linked into place. Turning
+// an empty file into a WAL database and running the schema on it synced the disk six
+// times, ~8 ms of a first start on the CI machine. A crash midway leaves only the file
+// beside, and the next start builds anew. Link, unlike rename, never replaces a database
+// that another process created meanwhile: that one is kept.
+func create(ctx context.Context, path, snapshot string) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".new-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	f.Close()
+	defer func() {
+		for _, name := range []string{tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"} {
+			if rerr := os.Remove(name); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
+				err = rerr
+			}
+		}
+	}()
+	// No journal either: a failed build is thrown away whole. (The driver runs these
+	// pragmas in lexical order, journal_mode first: a switch to WAL there would write
+	// the empty file's first page through a synced rollback journal.)
+	conn, err := sql.Open("sqlite", tmp+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=foreign_keys(1)&_txlock=immediate")
+	if err != nil {
+		return err
+	}
+	conn.SetMaxOpenConns(1)
+	db := &DB{path: tmp, write: conn, now: time.Now}
+	db.commits.db = db
+	db.commits.start()
+	err = db.migrateWith(ctx, snapshot)
+	db.commits.stop()
+	if err == nil {
+		_, err = conn.ExecContext(ctx, "PRAGMA journal_mode=WAL")
+	}
+	// Closing the only connection checkpoints the WAL into the file, which stays a WAL
+	// database.
+	if err := errors.Join(err, conn.Close()); err != nil {
+		return err
+	}
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncFile(filepath.Dir(path))
+}
+
+// syncFile flushes the file or directory name to disk.
+func syncFile(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
+
 // softHeapLimit bounds SQLite's own heap, in bytes (see openWith).
 const softHeapLimit = 3 << 20
 

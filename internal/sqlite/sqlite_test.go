@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,4 +212,54 @@ func TestOpenBadPath(t *testing.T) {
 			t.Errorf("Open(%q) succeeded, want an error", p)
 		}
 	}
+}
+
+// TestCreateWhole: a new database is built beside its path and linked into place, so
+// nothing but the database is left next to it, and the file is a WAL database with the
+// whole schema from the start.
+func TestCreateWhole(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mynah.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at) VALUES ('a', 1, 'private', 'x', '', 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if strings.Contains(filepath.Base(n), ".new-") {
+			t.Errorf("left beside the database: %s", n)
+		}
+	}
+	head := make([]byte, 20)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.ReadFull(f, head); err != nil {
+		t.Fatal(err)
+	}
+	if head[18] != 2 || head[19] != 2 {
+		t.Errorf("file format bytes = %d, %d, want 2, 2 (WAL)", head[18], head[19])
+	}
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM chats`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("chats after reopening: %d, %v; want the one written", n, err)
+	}
+	checkIntegrity(t, path)
 }
