@@ -63,7 +63,8 @@ var _ mynah.Store = (*DB)(nil)
 // missing, and applies the embedded migrations that the file lacks. The database uses
 // WAL, foreign keys, a busy timeout and synchronous=NORMAL (durable across process
 // crashes; a power loss may drop the last transactions, never corrupt the file).
-// The statements the store runs are prepared here, once. The caller closes the returned DB.
+// The statements the store runs are prepared once, in the background or on first use.
+// The caller closes the returned DB.
 func Open(ctx context.Context, path string) (*DB, error) {
 	return openWith(ctx, path, schemaSnapshot)
 }
@@ -140,18 +141,12 @@ func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, translate(ctx, err))
 	}
-	if db.stmts, err = prepareStmts(ctx, write, read); err != nil {
-		db.commits.stop()
-		read.Close()
-		write.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
-	}
+	db.stmts = newStmts(write, read)
+	go db.stmts.prepareWriter()
 	db.read = read
 	return db, nil
 }
 
-// checkPath rejects what the driver would read as something other than a file: a DSN,
-// a URI, an in-memory database.
 // create builds a new database at path: in a file of its own beside it, without syncing
 // (nothing in it is anyone's data yet), then synced once and linked into place. Turning
 // an empty file into a WAL database and running the schema on it synced the disk six
@@ -214,6 +209,8 @@ func syncFile(name string) error {
 // softHeapLimit bounds SQLite's own heap, in bytes (see openWith).
 const softHeapLimit = 3 << 20
 
+// checkPath rejects what the driver would read as something other than a file: a DSN,
+// a URI, an in-memory database.
 func checkPath(path string) error {
 	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || path == ":memory:" {
 		return fmt.Errorf("sqlite: open %q: want a plain file path", path)

@@ -64,12 +64,15 @@ type stmts struct {
 	crewPeers *stmt
 
 	all []*stmt // every statement above, for close
+
+	write    *sql.DB
+	prepping chan struct{} // closed when prepareWriter is done
 }
 
-// prepareStmts prepares every statement of stmts on write or read. On failure it closes
-// what it prepared.
-func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
-	s := &stmts{}
+// newStmts returns the statements of stmts on write or read, none prepared yet: a reader
+// statement is prepared on its first use, the writer's by prepareWriter.
+func newStmts(write, read *sql.DB) *stmts {
+	s := &stmts{write: write, prepping: make(chan struct{})}
 	for _, p := range []struct {
 		dst   **stmt
 		on    *sql.DB
@@ -191,21 +194,26 @@ func prepareStmts(ctx context.Context, write, read *sql.DB) (*stmts, error) {
 		{&s.crewPeers, write, queryCrewPeers},
 	} {
 		st := &stmt{on: p.on, query: p.query}
-		if p.on == write {
-			// The writer's statements are prepared now: preparing one later, inside a
-			// transaction, would wait for the only writer connection, which the
-			// transaction holds.
-			prepared, err := write.PrepareContext(ctx, p.query)
-			if err != nil {
-				err = fmt.Errorf("prepare %q: %w", p.query, translate(ctx, err))
-				return nil, errors.Join(err, s.close())
-			}
-			st.ready.Store(prepared)
-		}
 		*p.dst = st
 		s.all = append(s.all, st)
 	}
-	return s, nil
+	return s
+}
+
+// prepareWriter prepares the writer's statements, between transactions, and then closes
+// s.prepping. Open runs it in the background: it took ~5 ms of every start, which now
+// overlaps the rest of it (configuration, the bot's first calls). A transaction that
+// needs a statement not prepared yet prepares its own copy (txn.stmt); preparing the
+// shared one then would wait for the only writer connection, which the transaction holds.
+// A failure (a bug: TestQueryPlans prepares every statement) is left to the statement's
+// first use, which reports it.
+func (s *stmts) prepareWriter() {
+	defer close(s.prepping)
+	for _, st := range s.all {
+		if st.on == s.write {
+			_, _ = st.prepared(context.Background())
+		}
+	}
 }
 
 // stmt is a prepared statement. A reader's is prepared on its first use, not when the DB
@@ -268,6 +276,7 @@ func (s *stmt) QueryRowContext(ctx context.Context, args ...any) *sql.Row {
 
 // close closes every prepared statement; statements in use close when their query ends.
 func (s *stmts) close() error {
+	<-s.prepping
 	var errs []error
 	for _, st := range s.all {
 		if p := st.ready.Load(); p != nil {
@@ -297,11 +306,17 @@ func (t *txn) stmt(ctx context.Context, s *stmt) (*sql.Stmt, error) {
 			return b.tx, nil
 		}
 	}
-	p, err := s.prepared(ctx)
-	if err != nil {
-		return nil, err
+	var b *sql.Stmt
+	if p := s.ready.Load(); p != nil {
+		b = t.StmtContext(ctx, p)
+	} else {
+		// Not prepared yet (prepareWriter is still at work): a copy of the transaction's
+		// own, closed with it.
+		var err error
+		if b, err = t.PrepareContext(ctx, s.query); err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", s.query, translate(ctx, err))
+		}
 	}
-	b := t.StmtContext(ctx, p)
 	t.bound = append(t.bound, boundStmt{db: s, tx: b})
 	return b, nil
 }
