@@ -154,6 +154,7 @@ func openWith(ctx context.Context, path, snapshot string) (*DB, error) {
 // beside, and the next start builds anew. Link, unlike rename, never replaces a database
 // that another process created meanwhile: that one is kept.
 func create(ctx context.Context, path, snapshot string) (err error) {
+	removeStaleBuilds(path)
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".new-*")
 	if err != nil {
 		return err
@@ -195,6 +196,23 @@ func create(ctx context.Context, path, snapshot string) (err error) {
 		return err
 	}
 	return syncFile(filepath.Dir(path))
+}
+
+// staleBuild is the age past which a file create left beside a database is one a crash
+// abandoned: a build takes milliseconds.
+const staleBuild = time.Hour
+
+// removeStaleBuilds removes what builds of a new database at path that crashed left
+// beside it (create's files, with their journal, WAL and shared-memory files). Another
+// process's build under way is younger than staleBuild and stays. Best effort: a file that
+// cannot be removed is left.
+func removeStaleBuilds(path string) {
+	names, _ := filepath.Glob(path + ".new-*")
+	for _, name := range names {
+		if fi, err := os.Stat(name); err == nil && time.Since(fi.ModTime()) > staleBuild {
+			_ = os.Remove(name)
+		}
+	}
 }
 
 // syncFile flushes the file or directory name to disk.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/storetest"
@@ -215,12 +216,26 @@ func TestOpenBadPath(t *testing.T) {
 }
 
 // TestCreateWhole: a new database is built beside its path and linked into place, so
-// nothing but the database is left next to it, and the file is a WAL database with the
-// whole schema from the start.
+// nothing but the database is left next to it (and what crashed builds left goes), and
+// the file is a WAL database with the whole schema from the start.
 func TestCreateWhole(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mynah.db")
+	// What a build that crashed a day ago left beside it goes; a build under way (a
+	// minute old) stays.
+	old, recent := path+".new-1", path+".new-2"
+	for _, name := range []string{old, recent} {
+		if err := os.WriteFile(name, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(old, time.Now().Add(-24*time.Hour), time.Now().Add(-24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(recent, time.Now().Add(-time.Minute), time.Now().Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -236,9 +251,12 @@ func TestCreateWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range names {
-		if strings.Contains(filepath.Base(n), ".new-") {
+		if strings.Contains(filepath.Base(n), ".new-") && n != recent {
 			t.Errorf("left beside the database: %s", n)
 		}
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("another build under way was removed: %v", err)
 	}
 	head := make([]byte, 20)
 	f, err := os.Open(path)
