@@ -9,12 +9,11 @@ import (
 	"sync/atomic"
 )
 
-// stmts are the statements the pipeline runs, prepared once when the DB opens: parsing
-// the SQL again on every call cost about a fifth of mynah's CPU under load. Writer
-// statements run inside transactions through txn.stmt; reader statements run on the pool,
-// where database/sql prepares each on a connection the first time it runs there and
-// reuses it afterwards. Every field is set by prepareStmts; all are safe for concurrent
-// use.
+// stmts are the statements the pipeline runs, each prepared once (see stmt): parsing the
+// SQL again on every call cost about a fifth of mynah's CPU under load. Writer statements
+// run inside transactions through txn.stmt; reader statements run on the pool, where
+// database/sql prepares each on a connection the first time it runs there and reuses it
+// afterwards. Every field is set by newStmts; all are safe for concurrent use.
 //
 // A bound limit is written LIMIT +?, never LIMIT ?: SQLite (3.53, as bundled) plans a
 // plain LIMIT ? for the value bound at the time and marks the statement to be prepared
