@@ -109,14 +109,9 @@ func parseKs(s string) ([]int, error) {
 }
 
 func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.Options, w io.Writer) error {
-	file, err := os.Open(f.LoCoMo)
+	convs, err := locomo.LoadFile(f.LoCoMo)
 	if err != nil {
 		return err
-	}
-	convs, err := locomo.Load(file)
-	file.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.LoCoMo, err)
 	}
 	db, cleanup, err := benchStore(ctx, f.Store)
 	if err != nil {

@@ -98,14 +98,9 @@ type tokenRow struct {
 
 // locomoChats reads LoCoMo's conversations as chats between its two speakers.
 func locomoChats(path string) (tokenSet, error) {
-	file, err := os.Open(path)
+	convs, err := locomo.LoadFile(path)
 	if err != nil {
 		return tokenSet{}, err
-	}
-	defer file.Close()
-	convs, err := locomo.Load(file)
-	if err != nil {
-		return tokenSet{}, fmt.Errorf("%s: %w", path, err)
 	}
 	set := tokenSet{name: "LoCoMo", bot: mynah.User{ID: 7000001, FirstName: "Mynah", Username: "mynah_bot", IsBot: true}}
 	for i, c := range convs {

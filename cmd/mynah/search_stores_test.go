@@ -2,6 +2,8 @@ package main
 
 import (
 	"cmp"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,13 +27,10 @@ import (
 //
 //	go test -run '^$' -bench SearchStores -benchtime 400x ./cmd/mynah
 func BenchmarkSearchStores(b *testing.B) {
-	f, err := os.Open(cmp.Or(os.Getenv("MYNAH_LOCOMO"), "../../../shared/bench/locomo10.json"))
-	if err != nil {
+	convs, err := locomo.LoadFile(cmp.Or(os.Getenv("MYNAH_LOCOMO"), "../../../shared/bench/locomo10.json"))
+	if errors.Is(err, fs.ErrNotExist) {
 		b.Skipf("LoCoMo data not available: %v", err)
-	}
-	convs, err := locomo.Load(f)
-	f.Close()
-	if err != nil {
+	} else if err != nil {
 		b.Fatal(err)
 	}
 	const n = 100_000

@@ -1,8 +1,9 @@
 package memory_test
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -88,13 +89,10 @@ func BenchmarkImport(b *testing.B) {
 // LoCoMo's questions, and skips b without the LoCoMo data.
 func searchCorpus(b *testing.B) (*sqlite.DB, mynah.Chat, []mynah.Message, []string) {
 	b.Helper()
-	f, err := os.Open(locomoPath)
-	if err != nil {
+	convs, err := locomo.LoadFile(locomoPath)
+	if errors.Is(err, fs.ErrNotExist) {
 		b.Skipf("LoCoMo data not available: %v", err)
-	}
-	convs, err := locomo.Load(f)
-	f.Close()
-	if err != nil {
+	} else if err != nil {
 		b.Fatal(err)
 	}
 	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))

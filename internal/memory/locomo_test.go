@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,13 +26,10 @@ var locomoPath = cmp.Or(os.Getenv("MYNAH_LOCOMO"), "../../../shared/bench/locomo
 // before any question is asked, or skips when the data is not here.
 func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
 	tb.Helper()
-	f, err := os.Open(locomoPath)
-	if err != nil {
+	convs, err := locomo.LoadFile(locomoPath)
+	if errors.Is(err, fs.ErrNotExist) {
 		tb.Skipf("LoCoMo data not available: %v", err)
-	}
-	defer f.Close()
-	convs, err := locomo.Load(f)
-	if err != nil {
+	} else if err != nil {
 		tb.Fatal(err)
 	}
 	db, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "mynah.db"))

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -72,6 +73,21 @@ var evidenceID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 
 // sessionTime is how LoCoMo writes a session's date: "1:56 pm on 8 May, 2023".
 const sessionTime = "3:04 pm on 2 January, 2006"
+
+// LoadFile reads the LoCoMo JSON file at path (see Load). A missing file is an error
+// wrapping fs.ErrNotExist, which benchmarks without the data skip on.
+func LoadFile(path string) ([]Conversation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	convs, err := Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return convs, nil
+}
 
 // Load reads the LoCoMo JSON (an array of samples). Evidence is normalised; ids that
 // then point at no turn are dropped, and a question left without evidence is left out.
