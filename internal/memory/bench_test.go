@@ -1,10 +1,7 @@
 package memory_test
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -62,11 +59,7 @@ func searchLoop(b *testing.B, s *memory.Searcher, chat mynah.ChatID, questions [
 // BenchmarkImport measures ImportMessages, 1,000 messages a transaction, each indexed
 // by the history index's trigger.
 func BenchmarkImport(b *testing.B) {
-	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := openStore(b)
 	chat := mynah.Chat{ID: -100300, Type: mynah.ChatSupergroup}
 	next := 0
 	batch := make([]mynah.Message, 1000)
@@ -89,17 +82,8 @@ func BenchmarkImport(b *testing.B) {
 // LoCoMo's questions, and skips b without the LoCoMo data.
 func searchCorpus(b *testing.B) (*sqlite.DB, mynah.Chat, []mynah.Message, []string) {
 	b.Helper()
-	convs, err := locomo.LoadFile(locomoPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		b.Skipf("LoCoMo data not available: %v", err)
-	} else if err != nil {
-		b.Fatal(err)
-	}
-	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	convs := readLoCoMo(b)
+	db := openStore(b)
 	const n = 100_000
 	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
 	msgs, questions := locomo.Corpus(convs, n)

@@ -15,7 +15,7 @@ import (
 // same indexes, and Run keeps them up to date — notes written by hand are found, new
 // messages get embedded — until its context ends.
 func TestEngine(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	importPets(t, db, "We adopted a kitten from the shelter last week", "The meeting moved to Tuesday")
 	curated := t.TempDir()
 	if err := os.WriteFile(filepath.Join(curated, "house.md"), []byte("# House\nThe wifi password is on the fridge.\n"), 0o600); err != nil {
@@ -72,7 +72,7 @@ func TestEngine(t *testing.T) {
 // TestEngineKeywordOnly: without an embedder the engine searches by keyword and Run
 // starts no embedder.
 func TestEngineKeywordOnly(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	importPets(t, db, "We adopted a kitten from the shelter last week")
 	e := memory.New(memory.Config{Agent: "Mynah", Embeddings: "m"}, db, nil, nil)
 	got, err := e.Search(t.Context(), memory.Query{Text: "kitten", K: 5})

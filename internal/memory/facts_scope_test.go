@@ -103,7 +103,7 @@ func TestFactsStayWhereTheyWereSaid(t *testing.T) {
 // message it was said in, in that chat's scope, by the remember tool's own rule; it
 // refuses a fact filed under another member's id, or under a message of the agent.
 func TestFlushFollowsTheRememberRule(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	for i := 1; i <= 60; i++ {
 		from := []mynah.User{alice, agentBot, carol}[(i-1)%3]
 		m := msg(factsGroup, i, from, fmt.Sprintf("message %d", i))

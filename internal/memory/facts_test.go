@@ -3,7 +3,6 @@ package memory_test
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,16 +26,6 @@ var (
 	otherBot   = mynah.User{ID: 998, FirstName: "Helper", Username: "helper_bot", IsBot: true}
 	t0         = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 )
-
-func openFactStore(t *testing.T) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mynah.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // remember stores facts about u as an operator adds them: private.
 func remember(t *testing.T, db *sqlite.DB, u mynah.User, texts ...string) []mynah.Fact {
@@ -71,7 +60,7 @@ func msg(chat mynah.Chat, id int, from mynah.User, text string) mynah.Message {
 }
 
 func TestFactsPrivateChat(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	fa := remember(t, db, alice, "has a cat called Miso", "works night shifts")
 	remember(t, db, carol, "carol's fact")
 	target := msg(factsDM, 3, alice, "hi")
@@ -92,7 +81,7 @@ func TestFactsPrivateChat(t *testing.T) {
 // TestFactsGroup: the facts of the people taking part, the target's author first, then
 // the others by how recently they spoke; never of bots, nor of people who did not speak.
 func TestFactsGroup(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	in := func(u mynah.User, texts ...string) []mynah.Fact {
 		return rememberIn(t, db, u, factsGroup.ID, mynah.FactChat, texts...)
 	}
@@ -124,7 +113,7 @@ func TestFactsGroup(t *testing.T) {
 }
 
 func TestRememberTool(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	remember := memory.NewRemember(db, 2)
 	call := func(sender mynah.User, args string) (string, error) {
 		return remember.Run(t.Context(), tool.Call{Agent: "Mynah", Chat: factsGroup, Sender: sender, Target: 55, Args: json.RawMessage(args), Now: t0})
@@ -172,7 +161,7 @@ func TestRememberTool(t *testing.T) {
 }
 
 func TestForgetTool(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	fa := remember(t, db, alice, "has a cat called Miso", "works night shifts at the bakery", "works weekends")
 	fc := remember(t, db, carol, "carol has a dog")
 	forget := memory.NewForget(db)
@@ -216,7 +205,7 @@ func TestForgetTool(t *testing.T) {
 
 // TestMemoryLayerInPrompt: curated notes and facts reach the prompt the model gets.
 func TestMemoryLayerInPrompt(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	ctx := t.Context()
 	in := &mynah.Message{Chat: factsDM, ID: 1, Sender: alice, Time: t0, Text: "what do you know about me?"}
 	if _, err := db.Accept(ctx, "Mynah", 1, mynah.Intake{Chat: factsDM, Users: []mynah.User{alice}, Message: in}); err != nil {

@@ -22,9 +22,8 @@ import (
 // or where MYNAH_LOCOMO names it (a worktree kept elsewhere).
 var locomoPath = cmp.Or(os.Getenv("MYNAH_LOCOMO"), "../../../shared/bench/locomo10.json")
 
-// loadLoCoMo imports the whole benchmark into a fresh store, one chat per conversation,
-// before any question is asked, or skips when the data is not here.
-func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
+// readLoCoMo reads the benchmark's conversations, or skips tb when the data is not here.
+func readLoCoMo(tb testing.TB) []locomo.Conversation {
 	tb.Helper()
 	convs, err := locomo.LoadFile(locomoPath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -32,11 +31,15 @@ func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
 	} else if err != nil {
 		tb.Fatal(err)
 	}
-	db, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "mynah.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
+	return convs
+}
+
+// loadLoCoMo imports the whole benchmark into a fresh store, one chat per conversation,
+// before any question is asked, or skips when the data is not here.
+func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
+	tb.Helper()
+	convs := readLoCoMo(tb)
+	db := openStore(tb)
 	for i, c := range convs {
 		if err := locomo.Import(tb.Context(), db, c, i); err != nil {
 			tb.Fatal(err)

@@ -18,7 +18,8 @@ import (
 	"github.com/mynah-ai/mynah/internal/tool"
 )
 
-func openNotesDB(tb testing.TB) *sqlite.DB {
+// openStore opens a new SQLite store in a temporary directory, closed when tb ends.
+func openStore(tb testing.TB) *sqlite.DB {
 	tb.Helper()
 	db, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "mynah.db"))
 	if err != nil {
@@ -140,7 +141,7 @@ func search(t *testing.T, db *sqlite.DB, terms ...string) []string {
 }
 
 func TestNotesSync(t *testing.T) {
-	db := openNotesDB(t)
+	db := openStore(t)
 	cfg, data := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(cfg, "birds", "owls.md"), "# Owls\nThe barn owl hunts voles.\n")
 	write(t, filepath.Join(cfg, "readme.txt"), "voles are not a note\n")
@@ -197,7 +198,7 @@ func TestNotesSync(t *testing.T) {
 }
 
 func TestNotesSyncMissingFolders(t *testing.T) {
-	db := openNotesDB(t)
+	db := openStore(t)
 	n := memory.NewNotes("Mynah", filepath.Join(t.TempDir(), "none"), filepath.Join(t.TempDir(), "none"), db)
 	if st, err := n.Sync(t.Context()); err != nil || st != (memory.SyncStats{}) {
 		t.Errorf("Sync = %+v, %v; want nothing and no error", st, err)
@@ -260,7 +261,7 @@ func TestNoteToolAppends(t *testing.T) {
 }
 
 func TestSearchFindsNotesWithSource(t *testing.T) {
-	db := openNotesDB(t)
+	db := openStore(t)
 	cfg, data := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(cfg, "birds.md"), "# Birds\n\nThe kestrel hovers over the meadow.\n")
 	chat := mynah.Chat{ID: 7, Type: mynah.ChatPrivate}
@@ -328,7 +329,7 @@ func BenchmarkIndexNotes(b *testing.B) {
 	}
 	for b.Loop() {
 		b.StopTimer()
-		db := openNotesDB(b)
+		db := openStore(b)
 		b.StartTimer()
 		chunks := 0
 		for i, text := range files {

@@ -31,7 +31,7 @@ type scopeRig struct {
 func newScopeRig(t *testing.T, perChat int64) *scopeRig {
 	t.Helper()
 	r := &scopeRig{curated: t.TempDir(), episodic: filepath.Join(t.TempDir(), "notes", "Mynah"), tools: map[string]tool.Tool{},
-		store: openFactStore(t)}
+		store: openStore(t)}
 	r.engine = memory.New(memory.Config{Agent: "Mynah", CuratedDir: r.curated, EpisodicDir: r.episodic, NotesPerChat: perChat},
 		r.store, nil, nil)
 	for _, tl := range r.engine.Tools() {

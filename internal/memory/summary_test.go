@@ -133,7 +133,7 @@ func latestSummary(t *testing.T, db *sqlite.DB, chat mynah.ChatID, kind mynah.Su
 // since the last one together with the last summary, and covers everything from the
 // session start; the raw messages stay stored.
 func TestCompactIncludesPreviousSummary(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	chatter(t, db, factsDM, 1, 60, t0)
 	model := &scriptModel{answer: summarize}
 	s := newSummarizer(db, model, nil)
@@ -177,7 +177,7 @@ func TestCompactIncludesPreviousSummary(t *testing.T) {
 // TestNoCompaction: nothing is summarized when the prompt showed the whole session, or
 // when what it left out is too little to be worth a call.
 func TestNoCompaction(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	chatter(t, db, factsDM, 1, 60, t0)
 	model := &scriptModel{answer: summarize}
 	s := newSummarizer(db, model, nil)
@@ -208,7 +208,7 @@ func ptr[T any](v T) *T { return &v }
 // remember tool, whose calls store facts; after a failed summary call the retry (by a
 // restarted process) does not flush the same range again.
 func TestFlushOnce(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	chatter(t, db, factsDM, 1, 60, t0)
 	failSummary := true
 	var mu sync.Mutex
@@ -265,7 +265,7 @@ func TestFlushOnce(t *testing.T) {
 // TestPeriodicDueAcrossRestart: a week summary is written once per period, also by a
 // restarted summarizer, and again only when the chat was active since.
 func TestPeriodicDueAcrossRestart(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	week := memory.Period{Every: 72 * time.Hour, Span: 7 * 24 * time.Hour}
 	now := memory.PeriodEnd(week, t0).Add(time.Hour) // a day later is still the same period
 	end := memory.PeriodEnd(week, now)
@@ -317,7 +317,7 @@ func TestPeriodicDueAcrossRestart(t *testing.T) {
 // TestOneSummaryPerChatAtOnce: while a summary of a chat is being written, another one of
 // the same chat is skipped without calling the model.
 func TestOneSummaryPerChatAtOnce(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	chatter(t, db, factsDM, 1, 60, t0)
 	model := &scriptModel{answer: summarize, entered: make(chan struct{}), gate: make(chan struct{})}
 	s := newSummarizer(db, model, nil)
@@ -347,7 +347,7 @@ func TestOneSummaryPerChatAtOnce(t *testing.T) {
 // TestSummaryLayer: the layer shows the month, week and rolling summaries with what they
 // cover, and no rolling summary of an earlier session.
 func TestSummaryLayer(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	chatter(t, db, factsDM, 1, 60, t0)
 	add := func(s mynah.Summary) mynah.Summary {
 		t.Helper()

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
-	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // TestUkRuRecall measures search in Ukrainian and Russian chats on a set of our own
@@ -29,11 +27,7 @@ import (
 func TestUkRuRecall(t *testing.T) {
 	msgs, chats := readUkRuMessages(t)
 	questions := readUkRuQuestions(t)
-	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mynah.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openStore(t)
 	for _, chat := range chats {
 		if _, err := db.ImportMessages(t.Context(), "a", chat, msgs[chat.ID]); err != nil {
 			t.Fatal(err)

@@ -74,7 +74,7 @@ func resultIDs(rs []memory.Result) []mynah.MessageID {
 }
 
 func TestHybridSearch(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	importPets(t, db,
 		"We adopted a kitten from the shelter last week",
 		"The meeting moved to Tuesday afternoon",
@@ -131,7 +131,7 @@ func TestHybridSearch(t *testing.T) {
 }
 
 func TestHybridSearchScopes(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	importPets(t, db, "Our kitten sleeps all day")
 	other := mynah.Chat{ID: 6, Type: mynah.ChatPrivate}
 	if _, err := db.ImportMessages(t.Context(), "Mynah", other, []mynah.Message{
@@ -169,7 +169,7 @@ func TestHybridSearchScopes(t *testing.T) {
 }
 
 func TestEmbedPending(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	importPets(t, db, "same words", "other words", "same words", "")
 	emb := newBagEmbedder(t)
 	emb.fail = &llm.Error{Provider: "fake", Status: 429, Message: "slow down"}
@@ -219,7 +219,7 @@ func (s *rankingStore) NearestVectors(_ context.Context, scope mynah.VectorScope
 // TestNearestAsksAStoreThatRanks: with a store that ranks vectors itself, Nearest takes
 // its ranking; when the store cannot (no extension), Nearest scores in memory.
 func TestNearestAsksAStoreThatRanks(t *testing.T) {
-	db := openFactStore(t)
+	db := openStore(t)
 	importPets(t, db, "We adopted a kitten from the shelter last week", "The meeting moved to Tuesday afternoon")
 	store := &rankingStore{DB: db, ok: true, hits: []mynah.VectorHit{{Chat: petChat.ID, ID: 2, Score: 0.9}}}
 	vecs := memory.NewVectors(store, newBagEmbedder(t), memory.VectorsConfig{Agent: "Mynah", Model: "m"})
