@@ -131,7 +131,9 @@ func sqliteOnly(t testing.TB, why string) {
 // ?, and booleans compare as = 1 on both stores.
 func (h *harness) query(q string, args ...any) [][]string {
 	h.t.Helper()
-	driver, dsn := "sqlite", filepath.Join(h.dir, "data", "mynah.db")
+	// A busy timeout, as mynah's own connections have: a read right after a SIGKILL meets
+	// the restarted mynah recovering the WAL (SQLITE_BUSY_RECOVERY) and must wait for it.
+	driver, dsn := "sqlite", filepath.Join(h.dir, "data", "mynah.db")+"?_pragma=busy_timeout(10000)"
 	if h.pg != "" {
 		driver, dsn = "pgx", h.pg
 		n := 0
