@@ -21,6 +21,8 @@ func TestMemorySearchCLI(t *testing.T) {
 		{"2024-05-08T10:00:00Z", "three days in Chicago for work"},
 		{"2024-05-20T10:00:00Z", "the dentist moved my appointment"},
 		{"2024-05-27T10:00:00Z", "the dentist again, a filling this time"},
+		{"2024-04-20T10:00:00Z", "bought a rain jacket for the trip"},
+		{"2024-05-12T10:00:00Z", "back home, bought a rain jacket for my sister too"},
 	} {
 		fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 1001, "sender_name": "Alice", "text": %q}`+"\n", i+1, m.time, m.text)
 	}
@@ -42,6 +44,17 @@ func TestMemorySearchCLI(t *testing.T) {
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "what did the dentist do last week", "--at", "2024-05-28 09:00", "-k", "1")
 	if !strings.Contains(out, "#4") || !strings.Contains(out, "Mon 20 May 2024 10:00, 8 days ago") {
 		t.Errorf("the dentist last week (asked 28 May) found:\n%s\nwant message 4 of 20 May, with when it was said", out)
+	}
+	// "before"/"after" an event: the time of the messages that tell of the trip to Japan
+	// (1 May) bounds the search; the same words, a different first hit.
+	for _, c := range []struct{ query, first, said string }{
+		{"rain jacket bought before the trip to Japan", "#6", "Sat 20 Apr 2024 10:00"},
+		{"rain jacket bought after the trip to Japan", "#7", "Sun 12 May 2024 10:00"},
+	} {
+		out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", c.query, "--at", "2024-05-28 09:00", "-k", "1")
+		if !strings.Contains(out, c.first) || !strings.Contains(out, c.said) {
+			t.Errorf("%q found:\n%s\nwant message %s, said %s", c.query, out, c.first, c.said)
+		}
 	}
 	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir, "-q", "x", "--at", "next tuesday"); code == 0 || !strings.Contains(out, "--at") {
 		t.Errorf("a bad --at: exit %d\n%s", code, out)

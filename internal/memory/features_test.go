@@ -132,6 +132,45 @@ func TestTimeInQueries(t *testing.T) {
 	}
 }
 
+// TestTimeAnchors: "before the trip" prefers what was said before the message that tells
+// of the trip, "after the trip" what was said after it; of two equal matches the order
+// follows the anchor, which a search with the span feature off does not.
+func TestTimeAnchors(t *testing.T) {
+	t0 := time.Date(2025, 3, 3, 10, 0, 0, 0, time.UTC)
+	day := 24 * 60
+	h := chatOf(t0,
+		"+0 Alice: I got a blue scarf at the market",
+		fmt.Sprintf("+%d Alice: off on the trip to Japan tomorrow, so excited", 10*day),
+		fmt.Sprintf("+%d Alice: I got a green scarf in Kyoto", 20*day),
+	)
+	now := t0.AddDate(0, 1, 0)
+	// The message that tells of the trip is found too: it matches "trip". Of the two
+	// scarves, the anchor decides.
+	for _, c := range []struct {
+		query         string
+		first, second mynah.MessageID
+	}{
+		{"which scarf did Alice get before the trip?", 1, 3},
+		{"which scarf did Alice get after the trip?", 3, 1},
+		{"which scarf did Alice get since the trip to Japan", 3, 1},
+	} {
+		if got := searchIDs(t, h, DefaultOptions(), Query{Text: c.query, Now: now}); !before(got, c.first, c.second) {
+			t.Errorf("%q: %v, want %d before %d", c.query, got, c.first, c.second)
+		}
+	}
+	off, _ := Ablate(DefaultOptions(), "anchors")
+	pre := searchIDs(t, h, off, Query{Text: "which scarf did Alice get before the trip?", Now: now})
+	post := searchIDs(t, h, off, Query{Text: "which scarf did Alice get after the trip?", Now: now})
+	if !slices.Equal(pre, post) {
+		t.Errorf("without span: before %v, after %v; the same ranking was expected, so the test shows what anchors do", pre, post)
+	}
+	// An event nothing tells of bounds nothing: the matches keep their order.
+	wedding := Query{Text: "which scarf did Alice get before the wedding?", Now: now}
+	if got, want := searchIDs(t, h, DefaultOptions(), wedding), searchIDs(t, h, off, wedding); !slices.Equal(got, want) {
+		t.Errorf("before an unknown event: %v, want %v as without anchors", got, want)
+	}
+}
+
 // TestDiversity: with Diversity on, a question asking how many times gets its second
 // result from another conversation rather than the turn next to its first.
 func TestDiversity(t *testing.T) {

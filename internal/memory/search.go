@@ -99,6 +99,10 @@ type Options struct {
 	// query names ("last week", "in March"; see ParseTime); the words of a relative time
 	// ("last week") are not searched for.
 	SpanBoost float64
+	// AnchorBoost multiplies by 1+AnchorBoost the score of a message said before (or
+	// after) the event a query places its time against ("before the trip": see Anchor),
+	// which is when the message that best matches the event's words was said.
+	AnchorBoost float64
 	// DatedBoost multiplies by 1+DatedBoost, for a query asking when ("when did…", "what
 	// year…"), the score of a message that dates what it tells ("last Sunday", "in 2019").
 	DatedBoost float64
@@ -129,7 +133,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
-		SpanBoost: 0.5, DatedBoost: 0.15}
+		SpanBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -206,8 +210,15 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	now = now.In(s.loc)
 	tq := TimeQuery{Text: q.Text}
-	if s.opts.SpanBoost > 0 || s.opts.DatedBoost > 0 || s.opts.RecentBoost > 0 {
+	if s.opts.SpanBoost > 0 || s.opts.DatedBoost > 0 || s.opts.RecentBoost > 0 || s.opts.AnchorBoost > 0 {
 		tq = ParseTime(q.Text, now)
+	}
+	var anchored Span // the time the query's events bound ("before the trip")
+	if len(tq.Anchors) > 0 && s.opts.AnchorBoost > 0 {
+		var err error
+		if anchored, err = s.anchorSpan(ctx, q, tq.Anchors); err != nil {
+			return nil, err
+		}
 	}
 	terms := Terms(tq.Text, s.stop)
 	if len(terms) == 0 { // only a time: "what happened yesterday?"
@@ -232,6 +243,13 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	s.boostSpeakers(cands, q.Text)
 	s.smooth(cands)
 	s.weighTime(cands, tq)
+	if !anchored.IsZero() {
+		for _, c := range cands {
+			if anchored.Contains(c.msg.Time) {
+				c.score *= 1 + s.opts.AnchorBoost
+			}
+		}
+	}
 	for _, c := range cands {
 		c.score = s.opts.Recency.apply(c.score, c.msg.Time, now)
 	}
@@ -255,6 +273,47 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		})
 	}
 	return s.addNotes(ctx, q, terms, out, k)
+}
+
+// anchorPool is how many messages matching an anchor's event are weighed to find the ones
+// that tell of it: those scoring at least anchorStrong of the best.
+const (
+	anchorPool   = 10
+	anchorStrong = 0.8
+)
+
+// anchorSpan is the time anchors bound: before (or after) the message that best tells of
+// each anchor's event, by its words (BM25 in the message's own text, weighed by length as
+// results are). An event no message tells of bounds nothing.
+func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (Span, error) {
+	var span Span
+	for _, a := range anchors {
+		terms := Terms(a.Event, s.stop)
+		hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Terms: terms, Limit: anchorPool})
+		if err != nil {
+			return Span{}, fmt.Errorf("memory: searching for %q: %w", a.Event, err)
+		}
+		scores := make([]float64, len(hits))
+		best := 0.0
+		for i, h := range hits {
+			n := float64(bodyWords(&h.Message))
+			scores[i] = h.Score * n / (n + max(s.opts.LengthPrior, 1))
+			best = max(best, scores[i])
+		}
+		var at time.Time
+		for i, h := range hits {
+			if scores[i] < anchorStrong*best {
+				continue
+			}
+			if t := h.Message.Time; at.IsZero() || a.After && t.Before(at) || !a.After && t.After(at) {
+				at = t
+			}
+		}
+		if !at.IsZero() {
+			span = intersect(span, a.Span(at))
+		}
+	}
+	return span, nil
 }
 
 // keyword fetches the keyword candidates of terms and fuses them (with no vectors yet)

@@ -1,5 +1,10 @@
 package memory
 
+import "sync"
+
+// stopSet is stopWords built once, for readers that must not change it.
+var stopSet = sync.OnceValue(stopWords)
+
 // stopWords are dropped from search queries: they match most messages, so they add
 // nothing to ranking and cost the most to look up (a term in 94% of rows made one query
 // take ~200 ms). Lists in lower case, per language:

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mynah-ai/mynah"
 )
 
 // Span is a stretch of time, [From, To); a zero From or To leaves that side open.
@@ -32,6 +34,11 @@ type TimeQuery struct {
 	// days…"): a message that dates what it tells ("last Sunday", "in 2019") is a likelier
 	// answer than one that does not.
 	When bool
+	// Anchors are the events the query places its time against ("before the trip",
+	// "after we moved to Berlin"): the searcher finds when each was told of and bounds
+	// Span by it (see Searcher.Search). Their words stay in Text: the event's own
+	// messages often hold the answer ("how did she feel after the accident?").
+	Anchors []Anchor
 	// Text is the query without the words that named Span: "what did we cook last week"
 	// becomes "what did we cook", so that "last" and "week" are not searched for, nor
 	// "March" and "2023" of "in March 2023": messages said then are preferred by their
@@ -70,6 +77,11 @@ func ParseTime(query string, now time.Time) TimeQuery {
 		}
 		sp, n := spanAt(toks, bi, now)
 		if n == 0 {
+			if a, m := anchorAt(query, toks, bound, bi, now); m > 0 {
+				tq.Anchors = append(tq.Anchors, a)
+				i = bi + m
+				continue
+			}
 			i++
 			continue
 		}
@@ -132,6 +144,88 @@ func ParseTime(query string, now time.Time) TimeQuery {
 		}
 	}
 	return tq
+}
+
+// Anchor is an event a query places its time against: "before the trip" is the time
+// before the trip was told of.
+type Anchor struct {
+	Event string // the words naming the event: "the trip to Japan"
+	After bool   // after (since) the event; false: before (until) it
+}
+
+// Span is the time before or after the event, told of at t. The conversation that tells
+// of it (mynah.ContextGap either side of t) belongs to both sides: what is said around an
+// event's mention is often about the time just before or after it.
+func (a Anchor) Span(t time.Time) Span {
+	if a.After {
+		return Span{From: t.Add(-mynah.ContextGap)}
+	}
+	return Span{To: t.Add(mynah.ContextGap)}
+}
+
+// maxEventWords bounds the words of an anchor's event: "the trip to Japan with Ann".
+const maxEventWords = 6
+
+// anchorAt reads the event a bounding word at toks[bi-1] places the query against: the
+// words from toks[bi] to the end of the clause (punctuation, a conjunction, a verb that
+// starts the next question, a time: "after the move in May") and at most maxEventWords,
+// and how many tokens it takes (0: no anchor, as for a bound that is not temporal: "by
+// bus", "from Ann").
+func anchorAt(query string, toks []timeToken, bound string, bi int, now time.Time) (Anchor, int) {
+	var after bool
+	switch bound {
+	case "before", "until", "till":
+	case "after", "since":
+		after = true
+	default:
+		return Anchor{}, 0
+	}
+	n := 0
+	for j := bi; j < len(toks) && n < maxEventWords; j++ {
+		if j > bi && strings.ContainsAny(query[toks[j-1].end:toks[j].start], ",.;:!?()") {
+			break
+		}
+		if eventStop(toks[j].w) || boundWord(toks, j) != "" {
+			break
+		}
+		if _, m := spanAt(toks, j, now); m > 0 {
+			if n > 0 && isTimePreposition(toks[j-1].w) {
+				n-- // "on" of "fixed on 7 July"
+			}
+			break
+		}
+		n++
+	}
+	if n == 0 || bi+n-1 >= len(toks) {
+		return Anchor{}, 0
+	}
+	event := query[toks[bi].start:toks[bi+n-1].end]
+	if len(Terms(event, stopSet())) == 0 {
+		return Anchor{}, 0 // "after that", "before it": no event to find
+	}
+	return Anchor{Event: event, After: after}, n
+}
+
+// eventStop reports whether w ends an anchor's event: a conjunction or a word that starts
+// another clause ("before the trip and what did…", "after the move did she…").
+func eventStop(w string) bool {
+	switch w {
+	case "and", "or", "but", "so", "because", "when", "while", "then", "did", "do", "does",
+		"was", "were", "is", "are", "has", "have", "had", "what", "where", "who", "how", "why":
+		return true
+	}
+	return false
+}
+
+// intersect is the span that both a and b cover; open sides take the other's.
+func intersect(a, b Span) Span {
+	if a.From.IsZero() || !b.From.IsZero() && b.From.After(a.From) {
+		a.From = b.From
+	}
+	if a.To.IsZero() || !b.To.IsZero() && b.To.Before(a.To) {
+		a.To = b.To
+	}
+	return a
 }
 
 // hull is the least span that covers spans.

@@ -60,6 +60,39 @@ func TestParseTime(t *testing.T) {
 	}
 }
 
+func TestParseTimeAnchors(t *testing.T) {
+	now := time.Date(2024, 5, 15, 10, 30, 0, 0, time.UTC)
+	for _, c := range []struct {
+		query string
+		want  []Anchor
+	}{
+		{"what did I buy before the trip?", []Anchor{{Event: "the trip"}}},
+		{"Where did John live before traveling to Chicago", []Anchor{{Event: "traveling to Chicago"}}},
+		{"how did she feel after the accident, and why?", []Anchor{{Event: "the accident", After: true}}},
+		{"what changed since we moved to Berlin", []Anchor{{Event: "we moved to Berlin", After: true}}},
+		{"plans after the wedding and before the trip to Japan", []Anchor{{Event: "the wedding", After: true}, {Event: "the trip to Japan"}}},
+		{"what happened after that?", nil},     // no event to find
+		{"a book by Dr. Seuss", nil},           // "by" is not an anchor's bound
+		{"what changed after April 2024", nil}, // a time, not an event
+		{"news from Ann before 2020", nil},     // "from" is no anchor either
+		{"what did we do before it rained", []Anchor{{Event: "it rained"}}},
+	} {
+		got := ParseTime(c.query, now)
+		if len(got.Anchors) != len(c.want) {
+			t.Errorf("ParseTime(%q).Anchors = %+v, want %+v", c.query, got.Anchors, c.want)
+			continue
+		}
+		for i := range c.want {
+			if got.Anchors[i] != c.want[i] {
+				t.Errorf("ParseTime(%q).Anchors = %+v, want %+v", c.query, got.Anchors, c.want)
+			}
+		}
+		if got.Text != c.query && len(c.want) > 0 {
+			t.Errorf("ParseTime(%q).Text = %q: an anchor's words stay searched", c.query, got.Text)
+		}
+	}
+}
+
 func TestDated(t *testing.T) {
 	for text, want := range map[string]bool{
 		"I started a new job as a Financial Analyst last week":         true,
