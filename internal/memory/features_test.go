@@ -164,6 +164,21 @@ func TestTimeAnchors(t *testing.T) {
 	if !slices.Equal(pre, post) {
 		t.Errorf("without span: before %v, after %v; the same ranking was expected, so the test shows what anchors do", pre, post)
 	}
+	// A search of one person's words dates events by their words alone: Bob's trip does
+	// not reorder what Alice said.
+	h2 := chatOf(t0,
+		"+0 Alice: I got a blue scarf at the market",
+		fmt.Sprintf("+%d Bob: off on the trip to Japan tomorrow, so excited", 10*day),
+		fmt.Sprintf("+%d Alice: I got a green scarf in Kyoto", 20*day),
+	)
+	hers := Query{Text: "which scarf did I get after the trip?", Now: now, Sender: alice.ID}
+	if got, want := searchIDs(t, h2, DefaultOptions(), hers), searchIDs(t, h2, off, hers); !slices.Equal(got, want) {
+		t.Errorf("Alice's words after Bob's trip: %v, want %v as without anchors", got, want)
+	}
+	everyone := Query{Text: "which scarf did I get after the trip?", Now: now}
+	if got := searchIDs(t, h2, DefaultOptions(), everyone); !before(got, 3, 1) {
+		t.Errorf("everyone's words after the trip: %v, want 3 before 1 (the test shows what the sender scope changes)", got)
+	}
 	// An event nothing tells of bounds nothing: the matches keep their order.
 	wedding := Query{Text: "which scarf did Alice get before the wedding?", Now: now}
 	if got, want := searchIDs(t, h, DefaultOptions(), wedding), searchIDs(t, h, off, wedding); !slices.Equal(got, want) {

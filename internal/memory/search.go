@@ -284,12 +284,13 @@ const (
 
 // anchorSpan is the time anchors bound: before (or after) the message that best tells of
 // each anchor's event, by its words (BM25 in the message's own text, weighed by length as
-// results are). An event no message tells of bounds nothing.
+// results are), searched in the query's own scope: its chat, and its sender's words when
+// it has one. An event no message tells of bounds nothing.
 func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (Span, error) {
 	var span Span
 	for _, a := range anchors {
 		terms := Terms(a.Event, s.stop)
-		hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Terms: terms, Limit: anchorPool})
+		hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Limit: anchorPool})
 		if err != nil {
 			return Span{}, fmt.Errorf("memory: searching for %q: %w", a.Event, err)
 		}
