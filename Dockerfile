@@ -5,10 +5,10 @@
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+COPY third_party ./third_party
 RUN go mod download
 COPY . .
-# stdjson: telego encodes with encoding/json, not go-json, whose type caches hold 5-10 MB.
-RUN CGO_ENABLED=0 go build -trimpath -tags stdjson -ldflags="-s -w" -o /out/mynah ./cmd/mynah
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/mynah ./cmd/mynah
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/mynah /usr/local/bin/mynah

@@ -91,3 +91,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// telego encodes with go-json unless built with -tags stdjson; this stand-in routes its
+// Marshal and Unmarshal to encoding/json in every build (see third_party/go-json).
+replace github.com/grbit/go-json v0.11.0 => ./third_party/go-json

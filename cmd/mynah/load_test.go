@@ -27,7 +27,7 @@ func BenchmarkServeLoad(b *testing.B) {
 	if err != nil {
 		b.Skip("needs the go command to build the binary")
 	}
-	build := exec.Command(gobin, "build", "-tags", "stdjson", "-o", bin, ".") // as shipped (Dockerfile)
+	build := exec.Command(gobin, "build", "-o", bin, ".") // as shipped (Dockerfile)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)

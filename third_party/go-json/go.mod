@@ -1,0 +1,3 @@
+module github.com/grbit/go-json
+
+go 1.26
