@@ -311,6 +311,57 @@ func TestCommands(t *testing.T) {
 	}
 }
 
+// TestMessageRightAfterStop: a message right after /stop starts a new cycle, but its
+// first member speaks only after the group has seen "Stopped.", though another bot sends
+// that reply and its send is slow.
+func TestMessageRightAfterStop(t *testing.T) {
+	r := newRig(t, team(1, "Ann", "Ben", "Cat"), map[string]reply{"Ann": speaks("Ann", 9), "Ben": speaks("Ben", 9), "Cat": speaks("Cat", 9)})
+	r.say("@ann_bot start")
+	r.waitFor("Ben's turn", func() bool { st := r.state("team"); return st.Active && st.Next >= 1 })
+	sending, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	r.tg.mu.Lock()
+	r.tg.hold = func(text string) {
+		if strings.HasPrefix(text, "Stopped.") {
+			once.Do(func() { close(sending) })
+			<-release
+		}
+	}
+	r.tg.mu.Unlock()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	r.say("/stop@cat_bot")
+	select {
+	case <-sending:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the /stop reply was never sent; the group saw %q", r.tg.lines())
+	}
+	asked := len(r.models["Ann"].requests())
+	r.say("@ann_bot again")
+	r.waitFor("the second cycle", func() bool { return r.state("team").Cycle == 2 })
+	// Ann must not be asked while "Stopped." is on its way; without the order she answers
+	// within milliseconds, so a second is ample to see it.
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) && len(r.models["Ann"].requests()) == asked {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := len(r.models["Ann"].requests()); n != asked {
+		t.Errorf("Ann was asked %d more times before the /stop reply was sent", n-asked)
+	}
+	close(release)
+	annAfterStop := func() bool {
+		lines := r.tg.lines()
+		stopped := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Cat: Stopped.") })
+		return stopped >= 0 && slices.ContainsFunc(lines[stopped:], func(l string) bool { return strings.HasPrefix(l, "Ann:") })
+	}
+	r.waitFor("Ann speaking after \"Stopped.\"", annAfterStop)
+}
+
 // TestNextAcrossRestart: mynah stopped while a member was speaking, and /next came before
 // it ran again (as when it dies right after saving the command): the command's reply and
 // whose turn it is wait in the store, the next member's turn is not queued yet; after the

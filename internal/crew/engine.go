@@ -332,8 +332,9 @@ func (e *Engine) advance(ctx context.Context, c Crew, st *mynah.CrewState) (*myn
 	case "":
 		// A newer message in the member's lane superseded the turn before it was answered:
 		// the member still speaks, now seeing that message too. Or the turn was the reply
-		// to a /next that handed the turn to this member (Command): the reply is delivered,
-		// so the member speaks now, after it, as the group must see them.
+		// to a /next that handed the turn to this member (Command), or a command's reply
+		// that a new cycle waited for (Take): the reply is delivered, so the member speaks
+		// now, after it, as the group must see them.
 		return e.queue(c, st), nil
 	case mynah.CrewSpoke, mynah.CrewClosed:
 		st.Spoke = append(st.Spoke, member.Agent)
@@ -411,9 +412,30 @@ func (e *Engine) end(c Crew, st *mynah.CrewState, reason string) *mynah.Turn {
 
 // start starts the next cycle in st, for its target, and returns the first member's turn.
 func (e *Engine) start(c Crew, st *mynah.CrewState) *mynah.Turn {
+	e.begin(c, st)
+	return e.queue(c, st)
+}
+
+// begin starts the next cycle in st, for its target, without asking its first member.
+func (e *Engine) begin(c Crew, st *mynah.CrewState) {
 	st.Cycle++
 	st.Active, st.Round, st.Next, st.Closing, st.Ended = true, 1, 0, false, ""
 	st.Spoke, st.Passed, st.Failed = nil, nil, nil
 	e.log.Info("crew cycle started", "crew", c.Name, "chat", st.Chat, "cycle", st.Cycle, "message", st.Target)
-	return e.queue(c, st)
+}
+
+// replyPending reports whether st's turn, with no cycle under way, is a command's reply
+// ("Stopped.") not yet delivered.
+func (e *Engine) replyPending(ctx context.Context, st *mynah.CrewState) (bool, error) {
+	if st.Active || st.Turn == 0 {
+		return false, nil
+	}
+	status, err := e.store.CrewTurn(ctx, st.Turn)
+	if errors.Is(err, mynah.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return !status.Done || status.Pending > 0, nil
 }

@@ -218,6 +218,9 @@ type world struct {
 	next mynah.MessageID
 	log  []sent
 	sent chan struct{}
+	// hold, when set, is called with each text before it is sent: a test holds a send
+	// there to see what happens meanwhile.
+	hold func(text string)
 }
 
 type sent struct {
@@ -253,6 +256,12 @@ type botTelegram struct {
 }
 
 func (b botTelegram) Send(_ context.Context, o mynah.Outgoing) (mynah.Message, error) {
+	b.w.mu.Lock()
+	hold := b.w.hold
+	b.w.mu.Unlock()
+	if hold != nil {
+		hold(o.Text)
+	}
 	b.w.mu.Lock()
 	b.w.next++
 	id := b.w.next

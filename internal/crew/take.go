@@ -103,6 +103,17 @@ func (e *Engine) Take(ctx context.Context, agent string, t mynah.Turn) (lane.Cre
 			return nil, nil
 		}
 		st.Thread = msg.ThreadID
+		pending, err := e.replyPending(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		if pending {
+			// A command's reply ("Stopped.") is still on its way through its bot's lane:
+			// the cycle starts now, and its first member is asked once the reply is
+			// delivered (advance, as after /next), so the group sees them in that order.
+			e.begin(c, st)
+			return nil, nil
+		}
 		return e.start(c, st), nil
 	})
 	if err != nil {
