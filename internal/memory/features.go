@@ -73,8 +73,30 @@ func (s *Searcher) weighLength(cands []*candidate) {
 		return
 	}
 	for _, c := range cands {
-		n := float64(c.bodyWords())
-		c.score *= n / (n + s.opts.LengthPrior)
+		c.score *= s.lengthWeight(c.bodyWords())
+	}
+}
+
+// lengthWeight is the weight of a message of words words (see Options.LengthPrior): 1
+// with no prior.
+func (s *Searcher) lengthWeight(words int) float64 {
+	if s.opts.LengthPrior <= 0 {
+		return 1
+	}
+	n := float64(words)
+	return n / (n + s.opts.LengthPrior)
+}
+
+// boostWithin multiplies by 1+boost the score of each candidate said in span; an open
+// span (all time) boosts nothing.
+func boostWithin(cands []*candidate, span Span, boost float64) {
+	if span.IsZero() || boost <= 0 {
+		return
+	}
+	for _, c := range cands {
+		if span.Contains(c.msg.Time) {
+			c.score *= 1 + boost
+		}
 	}
 }
 
@@ -104,13 +126,7 @@ func countWords(text string) int {
 // weighTime weighs candidates by what the query says about time (see Options.SpanBoost,
 // DatedBoost and RecentBoost).
 func (s *Searcher) weighTime(cands []*candidate, tq TimeQuery) {
-	if !tq.Span.IsZero() && s.opts.SpanBoost > 0 {
-		for _, c := range cands {
-			if tq.Span.Contains(c.msg.Time) {
-				c.score *= 1 + s.opts.SpanBoost
-			}
-		}
-	}
+	boostWithin(cands, tq.Span, s.opts.SpanBoost)
 	if tq.When && s.opts.DatedBoost > 0 {
 		for _, c := range cands {
 			if Dated(c.msg.Text) {

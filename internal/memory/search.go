@@ -243,13 +243,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	s.boostSpeakers(cands, q.Text)
 	s.smooth(cands)
 	s.weighTime(cands, tq)
-	if !anchored.IsZero() {
-		for _, c := range cands {
-			if anchored.Contains(c.msg.Time) {
-				c.score *= 1 + s.opts.AnchorBoost
-			}
-		}
-	}
+	boostWithin(cands, anchored, s.opts.AnchorBoost)
 	for _, c := range cands {
 		c.score = s.opts.Recency.apply(c.score, c.msg.Time, now)
 	}
@@ -297,8 +291,7 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 		scores := make([]float64, len(hits))
 		best := 0.0
 		for i, h := range hits {
-			n := float64(bodyWords(&h.Message))
-			scores[i] = h.Score * n / (n + max(s.opts.LengthPrior, 1))
+			scores[i] = h.Score * s.lengthWeight(bodyWords(&h.Message))
 			best = max(best, scores[i])
 		}
 		var at time.Time

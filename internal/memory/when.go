@@ -35,9 +35,10 @@ type TimeQuery struct {
 	// answer than one that does not.
 	When bool
 	// Anchors are the events the query places its time against ("before the trip",
-	// "after we moved to Berlin"): the searcher finds when each was told of and bounds
-	// Span by it (see Searcher.Search). Their words stay in Text: the event's own
-	// messages often hold the answer ("how did she feel after the accident?").
+	// "after we moved to Berlin"): the searcher finds when each was told of and prefers
+	// what was said before (after) it (Options.AnchorBoost). Their words stay in Text:
+	// the event's own messages often hold the answer ("how did she feel after the
+	// accident?").
 	Anchors []Anchor
 	// Text is the query without the words that named Span: "what did we cook last week"
 	// becomes "what did we cook", so that "last" and "week" are not searched for, nor
@@ -196,7 +197,7 @@ func anchorAt(query string, toks []timeToken, bound string, bi int, now time.Tim
 		}
 		n++
 	}
-	if n == 0 || bi+n-1 >= len(toks) {
+	if n == 0 {
 		return Anchor{}, 0
 	}
 	event := query[toks[bi].start:toks[bi+n-1].end]
