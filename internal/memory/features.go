@@ -310,6 +310,8 @@ func Features() []Feature {
 			func(o *Options) { o.SpanBoost = 0 }, func(o *Options) { o.SpanBoost = 0.5 }},
 		{"anchors", "messages said before (after) the event a query names (\"before the trip\") come first",
 			func(o *Options) { o.AnchorBoost = 0 }, func(o *Options) { o.AnchorBoost = 0.5 }},
+		{"cover", "a query joining things with \"and\" gets a hit of each",
+			func(o *Options) { o.Cover = false }, func(o *Options) { o.Cover = true }},
 		{"dated", "a query asking when prefers messages that date what they tell",
 			func(o *Options) { o.DatedBoost = 0 }, func(o *Options) { o.DatedBoost = 0.15 }},
 		{"recent", "a query asking for the latest state prefers newer messages (off by default)",

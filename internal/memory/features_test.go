@@ -186,6 +186,49 @@ func TestTimeAnchors(t *testing.T) {
 	}
 }
 
+// TestCover: a question for several things joined with "and" gets a hit of each, even
+// when the best hits all tell of one; a question that asks for no several things keeps
+// its ranking.
+func TestCover(t *testing.T) {
+	t0 := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	day := 24 * 60
+	h := chatOf(t0,
+		"+0 Alice: 10 days in japan, landed today",
+		"+1 Alice: the first days in japan were rainy",
+		"+2 Bob: how many days left in japan?",
+		fmt.Sprintf("+%d Alice: day six in japan, the days fly", day),
+		fmt.Sprintf("+%d Alice: back from the work trip to chicago", 40*day),
+	)
+	q := Query{Text: "How many days did Alice spend in Japan and Chicago in total?", K: 3}
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) != 3 || !slices.Contains(got, 5) || got[0] == 5 {
+		t.Errorf("japan and chicago: %v, want 3 hits with 5 (Chicago) among them, after the best", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "cover")
+	if got := searchIDs(t, h, off, q); slices.Contains(got, 5) {
+		t.Errorf("without cover: %v; Chicago's message was expected to be crowded out, so the test shows what cover does", got)
+	}
+	// Not a question for several things: the ranking stays.
+	q = Query{Text: "What did Alice write about relaxing in Japan and Chicago", K: 3}
+	if got, want := searchIDs(t, h, DefaultOptions(), q), searchIDs(t, h, off, q); !slices.Equal(got, want) {
+		t.Errorf("no aggregate: %v, want %v as without cover", got, want)
+	}
+}
+
+func TestConjuncts(t *testing.T) {
+	stop := stopWords()
+	for q, want := range map[string][]string{
+		"How many days in Japan and Chicago in total?":     {"japan", "chicago"},
+		"What do Melanie and her husband both like?":       {"melanie", "husband"},
+		"Which books and films did Ann and Bob recommend?": {"books", "films", "ann", "bob"},
+		"How many times did I go hiking?":                  nil,
+		"and":                                              nil,
+	} {
+		if got := conjuncts(q, stop); !slices.Equal(got, want) {
+			t.Errorf("conjuncts(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
 // TestDiversity: with Diversity on, a question asking how many times gets its second
 // result from another conversation rather than the turn next to its first.
 func TestDiversity(t *testing.T) {

@@ -114,6 +114,10 @@ type Options struct {
 	// Aggregate): a message next to a better result (one id away, the same hour) has its
 	// score multiplied by 1-Diversity for each, so another conversation's turn comes in.
 	Diversity float64
+	// Cover makes the results of a query for several things (see Aggregate) that joins
+	// them with "and" ("how many days in Japan and Chicago?") hold each of them that any
+	// candidate holds (see cover).
+	Cover bool
 	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
 	// the query and searches again (pseudo-relevance feedback), blending the second
 	// ranking in with ExpansionWeight.
@@ -133,7 +137,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
-		SpanBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15}
+		SpanBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -251,15 +255,15 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if s.opts.Diversity > 0 && Aggregate(q.Text) {
 		cands = s.diversify(cands, k+len(q.Exclude))
 	}
+	cands = slices.DeleteFunc(cands, func(c *candidate) bool {
+		return (q.Chat == 0 || c.msg.Chat.ID == q.Chat) && slices.Contains(q.Exclude, c.msg.ID)
+	})
+	if s.opts.Cover && Aggregate(q.Text) {
+		cands = cover(cands, k, conjuncts(q.Text, s.stop))
+	}
 
 	out := make([]Result, 0, k)
-	for _, c := range cands {
-		if len(out) == k {
-			break
-		}
-		if (q.Chat == 0 || c.msg.Chat.ID == q.Chat) && slices.Contains(q.Exclude, c.msg.ID) {
-			continue
-		}
+	for _, c := range cands[:min(k, len(cands))] {
 		m := c.msg
 		out = append(out, Result{
 			Kind: KindMessage, Chat: m.Chat.ID, MessageID: m.ID, Time: m.Time, Score: c.score,
