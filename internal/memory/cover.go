@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/mynah-ai/mynah/internal/prompt"
 )
 
 // conjuncts returns the content words a query joins with "and" ("days in Japan and
@@ -38,8 +40,9 @@ func conjuncts(query string, stop map[string]bool) []string {
 // cover makes sure the first k of cands (ranked, best first) hold each of words that any
 // of cands holds: a query for several things ("how many days in Japan and Chicago?")
 // whose best hits all tell of one of them gets the best hit of each other one in place
-// of the last hits that no word needs. A candidate holds a word when its text has the
-// word's English stem ("trips" holds "trip") or its sender is named so.
+// of the last hits that no word needs. A candidate holds a word when what it says (its
+// text and its media's descriptions) has the word's English stem ("trips" holds "trip")
+// or its sender is named so.
 func cover(cands []*candidate, k int, words []string) []*candidate {
 	if len(words) < 2 || len(cands) <= k {
 		return cands
@@ -54,7 +57,7 @@ func cover(cands []*candidate, k int, words []string) []*candidate {
 		if !ok {
 			h = make([]bool, len(words))
 			text := map[string]bool{}
-			for _, w := range splitWords(strings.ToLower(c.msg.Text)) {
+			for _, w := range splitWords(strings.ToLower(prompt.Body(&c.msg))) {
 				text[english.Stem(w, false)] = true
 			}
 			name := strings.ToLower(c.msg.Sender.FirstName)
