@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -272,29 +273,76 @@ func (a *Assembler) replyChain(ctx context.Context, m mynah.Message) ([]mynah.Me
 
 // focus is what a turn shows as media rather than descriptions: the target, the rest of
 // its album (the items around it from the same sender at the same second with media:
-// Telegram delivers an album as separate messages sharing their date), and its reply
-// chain.
+// Telegram delivers an album as separate messages sharing their date), its reply chain,
+// and the words of the burst it ends (see heard).
 func focus(history []mynah.Message, target mynah.Message, quoted []mynah.Message) []mynah.MessageID {
 	ids := []mynah.MessageID{target.ID}
-	if len(target.Media) > 0 {
-		at := -1
-		for i := range history {
-			if history[i].ID == target.ID {
-				at = i
-			}
+	add := func(id mynah.MessageID) {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
+	}
+	at := -1
+	for i := range history {
+		if history[i].ID == target.ID {
+			at = i
+		}
+	}
+	if len(target.Media) > 0 {
 		album := func(m *mynah.Message) bool {
 			return len(m.Media) > 0 && m.Sender.ID == target.Sender.ID && m.Time.Unix() == target.Time.Unix()
 		}
 		for i := at - 1; at >= 0 && i >= 0 && album(&history[i]); i-- {
-			ids = append(ids, history[i].ID)
+			add(history[i].ID)
 		}
 		for i := at + 1; at >= 0 && i < len(history) && album(&history[i]); i++ {
-			ids = append(ids, history[i].ID)
+			add(history[i].ID)
 		}
 	}
 	for _, q := range quoted {
-		ids = append(ids, q.ID)
+		add(q.ID)
+	}
+	for _, id := range heard(history, at) {
+		add(id)
 	}
 	return ids
+}
+
+// burstHeard bounds the messages before a target whose words heard reads now.
+const burstHeard = 5
+
+// heard returns the messages of the burst history[at] ends — the ones just before it from
+// the same sender, none of anyone else's between, each within mynah.ContextGap of the
+// next — that carry words to read or hear (a voice note, audio, a video note, a document
+// that is no image), at most burstHeard of them. A turn answers its whole burst (a newer
+// message replaces a queued turn), so a voice note sent just before a sticker is heard
+// now, not described later in the background; images of the burst stay descriptions, so
+// fifty photos and a question cost one image.
+func heard(history []mynah.Message, at int) []mynah.MessageID {
+	if at < 0 {
+		return nil
+	}
+	target := history[at]
+	var ids []mynah.MessageID
+	for i := at - 1; i >= 0 && len(ids) < burstHeard; i-- {
+		m, next := history[i], history[i+1]
+		if m.Sender.ID != target.Sender.ID || next.Time.Sub(m.Time) > mynah.ContextGap {
+			break
+		}
+		if slices.ContainsFunc(m.Media, words) {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
+// words reports whether md carries words to read or hear rather than a picture.
+func words(md mynah.Media) bool {
+	switch md.Kind {
+	case mynah.MediaVoice, mynah.MediaAudio, mynah.MediaVideoNote:
+		return true
+	case mynah.MediaDocument:
+		return !strings.HasPrefix(md.MimeType, "image/")
+	}
+	return false
 }

@@ -124,6 +124,34 @@ func TestAlbumIsOneFocus(t *testing.T) {
 	}
 }
 
+// TestBurstIsHeard: a turn answering a burst hears its voice notes and reads its files
+// now, not only the target's: Alice's voice note and text file just before her sticker
+// are in focus; her photo stays a description, as do Bob's voice note before hers and her
+// own voice note of two hours before.
+func TestBurstIsHeard(t *testing.T) {
+	at := t0.Add(3 * time.Hour)
+	with := func(id mynah.MessageID, from mynah.User, when time.Time, md mynah.Media) mynah.Message {
+		md.FileUniqueID = "u" + string(rune('0'+id))
+		return mynah.Message{Chat: group, ID: id, Sender: from, Time: when, Media: []mynah.Media{md}}
+	}
+	msgs := []mynah.Message{
+		with(1, alice, at.Add(-2*time.Hour), mynah.Media{Kind: mynah.MediaVoice}),
+		with(2, bob, at.Add(-3*time.Minute), mynah.Media{Kind: mynah.MediaVoice}),
+		with(3, alice, at.Add(-2*time.Minute), mynah.Media{Kind: mynah.MediaVoice}),
+		with(4, alice, at.Add(-time.Minute), mynah.Media{Kind: mynah.MediaPhoto}),
+		with(5, alice, at.Add(-30*time.Second), mynah.Media{Kind: mynah.MediaDocument, MimeType: "text/plain"}),
+		with(6, alice, at, mynah.Media{Kind: mynah.MediaSticker}),
+	}
+	f := &fakeAttacher{}
+	asm := NewAssembler(Agent{Name: "Mynah", Bot: bot}, historyStore{msgs}, Sources{Media: f}, nil)
+	if _, _, err := asm.Assemble(context.Background(), Turn{Chat: group.ID, Target: 6}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]mynah.MessageID{6, 5, 3}, f.focus); diff != "" {
+		t.Errorf("focus (-want +got):\n%s", diff)
+	}
+}
+
 func TestDocumentRendering(t *testing.T) {
 	long := strings.Repeat("word ", 1000)
 	tests := []struct {
