@@ -144,7 +144,7 @@ func DefaultOptions() Options {
 type Searcher struct {
 	store History
 	opts  Options
-	stop  map[string]bool
+	stop  map[string]bool // stopSet(): shared, never written
 	now   func() time.Time
 	notes NoteSource     // nil: messages only (see WithNotes)
 	vec   *Vectors       // nil: keyword only (see WithVectors)
@@ -165,7 +165,7 @@ func NewSearcher(store History, opts Options, now func() time.Time) *Searcher {
 	if now == nil {
 		now = time.Now
 	}
-	return &Searcher{store: store, opts: opts, stop: stopWords(), now: now, loc: time.UTC}
+	return &Searcher{store: store, opts: opts, stop: stopSet(), now: now, loc: time.UTC}
 }
 
 // WithLocation returns a copy of s that reads the times in queries ("yesterday", "in

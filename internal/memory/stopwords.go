@@ -2,7 +2,7 @@ package memory
 
 import "sync"
 
-// stopSet is stopWords built once, for readers that must not change it.
+// stopSet is stopWords built once and shared (every Searcher, ParseTime): read only.
 var stopSet = sync.OnceValue(stopWords)
 
 // stopWords are dropped from search queries: they match most messages, so they add
