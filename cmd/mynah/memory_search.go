@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -35,6 +36,7 @@ func memorySearchCommand() *cobra.Command {
 		Short: "Search an agent's memory as the agent does",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			oneShot(os.Getenv)
 			var queries []string
 			for _, q := range f.Queries {
 				if q = strings.TrimSpace(q); q != "" {

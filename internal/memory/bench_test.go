@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -83,7 +84,12 @@ func BenchmarkImport(b *testing.B) {
 func searchCorpus(b *testing.B) (*sqlite.DB, mynah.Chat, []mynah.Message, []string) {
 	b.Helper()
 	convs := readLoCoMo(b)
-	db := openStore(b)
+	// Opened as mynah serve opens it (mapped into memory; see sqlite.OpenExclusive).
+	db, err := sqlite.OpenExclusive(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
 	const n = 100_000
 	chat := mynah.Chat{ID: -100200, Type: mynah.ChatSupergroup}
 	msgs, questions := locomo.Corpus(convs, n)

@@ -22,7 +22,8 @@ var ErrLocked = errors.New("database in use by another process")
 // names the data dir and wraps ErrLocked, and the database is not touched.
 //
 // Plain Open takes no lock and ignores this one, so an operator's commands (search,
-// pairing, import) keep working on the database of a running server.
+// pairing, import) keep working on the database of a running server. Unlike Open, it
+// sets the database up for serving (see openWith).
 func OpenExclusive(ctx context.Context, path string) (*DB, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
@@ -31,7 +32,7 @@ func OpenExclusive(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := Open(ctx, path)
+	db, err := openWith(ctx, path, schemaSnapshot, true)
 	if err != nil {
 		lock.Close() // releases the lock
 		return nil, err

@@ -19,7 +19,7 @@ var updateSnapshot = flag.Bool("update", false, "rewrite schema.sql from the mig
 // and that schema.sql covers every migration. With -update it rewrites schema.sql.
 func TestSchemaSnapshot(t *testing.T) {
 	dir := t.TempDir()
-	migrated, err := openWith(t.Context(), filepath.Join(dir, "migrated.db"), "")
+	migrated, err := openWith(t.Context(), filepath.Join(dir, "migrated.db"), "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +74,12 @@ func TestSnapshotThenNewerMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	via, err := openWith(t.Context(), filepath.Join(dir, "via.db"), script)
+	via, err := openWith(t.Context(), filepath.Join(dir, "via.db"), script, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer via.Close()
-	migrated, err := openWith(t.Context(), filepath.Join(dir, "migrated.db"), "")
+	migrated, err := openWith(t.Context(), filepath.Join(dir, "migrated.db"), "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,13 +65,13 @@ type stmts struct {
 	all []*stmt // every statement above, for close
 
 	write    *sql.DB
-	prepping chan struct{} // closed when prepareWriter is done
+	prepping chan struct{} // closed when prepareWriter is done; nil when it never ran
 }
 
 // newStmts returns the statements of stmts on write or read, none prepared yet: a reader
 // statement is prepared on its first use, the writer's by prepareWriter.
 func newStmts(write, read *sql.DB) *stmts {
-	s := &stmts{write: write, prepping: make(chan struct{})}
+	s := &stmts{write: write}
 	for _, p := range []struct {
 		dst   **stmt
 		on    *sql.DB
@@ -199,14 +199,21 @@ func newStmts(write, read *sql.DB) *stmts {
 	return s
 }
 
-// prepareWriter prepares the writer's statements, between transactions, and then closes
-// s.prepping. Open runs it in the background: it took ~5 ms of every start, which now
-// overlaps the rest of it (configuration, the bot's first calls). A transaction that
-// needs a statement not prepared yet prepares its own copy (txn.stmt); preparing the
-// shared one then would wait for the only writer connection, which the transaction holds.
-// A failure (a bug: TestQueryPlans prepares every statement) is left to the statement's
-// first use, which reports it.
+// prepareWriter prepares the writer's statements in the background, between
+// transactions, closing s.prepping when done. A serving process (OpenExclusive) runs it:
+// it took ~5 ms of every start, which overlaps the rest of it (configuration, the bot's
+// first calls). A one-off command (a search, an import) does not: it uses a few of the
+// statements, and on a busy machine the goroutine preparing the rest competed with it
+// for a core. A transaction that needs a statement not prepared yet prepares its own copy
+// (txn.stmt); preparing the shared one then would wait for the only writer connection,
+// which the transaction holds. A failure (a bug: TestQueryPlans prepares every statement)
+// is left to the statement's first use, which reports it.
 func (s *stmts) prepareWriter() {
+	s.prepping = make(chan struct{})
+	go s.prepareAll()
+}
+
+func (s *stmts) prepareAll() {
 	defer close(s.prepping)
 	for _, st := range s.all {
 		if st.on == s.write {
@@ -275,7 +282,9 @@ func (s *stmt) QueryRowContext(ctx context.Context, args ...any) *sql.Row {
 
 // close closes every prepared statement; statements in use close when their query ends.
 func (s *stmts) close() error {
-	<-s.prepping
+	if s.prepping != nil {
+		<-s.prepping
+	}
 	var errs []error
 	for _, st := range s.all {
 		if p := st.ready.Load(); p != nil {
@@ -309,8 +318,8 @@ func (t *txn) stmt(ctx context.Context, s *stmt) (*sql.Stmt, error) {
 	if p := s.ready.Load(); p != nil {
 		b = t.StmtContext(ctx, p)
 	} else {
-		// Not prepared yet (prepareWriter is still at work): a copy of the transaction's
-		// own, closed with it.
+		// Not prepared yet (prepareWriter is still at work, or never ran): a copy of the
+		// transaction's own, closed with it.
 		var err error
 		if b, err = t.PrepareContext(ctx, s.query); err != nil {
 			return nil, fmt.Errorf("prepare %q: %w", s.query, translate(ctx, err))
