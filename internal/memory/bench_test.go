@@ -84,7 +84,7 @@ func BenchmarkImport(b *testing.B) {
 func searchCorpus(b *testing.B) (*sqlite.DB, mynah.Chat, []mynah.Message, []string) {
 	b.Helper()
 	convs := readLoCoMo(b)
-	// Opened as mynah serve opens it (mapped into memory; see sqlite.OpenExclusive).
+	// Opened as mynah serve opens it.
 	db, err := sqlite.OpenExclusive(b.Context(), filepath.Join(b.TempDir(), "mynah.db"))
 	if err != nil {
 		b.Fatal(err)

@@ -70,9 +70,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 }
 
 // openWith is Open with the given schema snapshot for a new database ("" runs every
-// migration). A serving process's database (OpenExclusive) maps the file into its
-// readers' memory and prepares the writer's statements in the background; a one-off
-// command's does neither (see mmapSize and prepareWriter).
+// migration). A serving process's database (OpenExclusive) prepares the writer's
+// statements in the background; a one-off command's does not (see prepareWriter).
+//
+// Readers do not map the file into memory (mmap_size): it took BenchmarkSearch from ~3.5
+// to ~3.0 ms of CPU a search, but a serving process paid for it, with the file growing
+// and remapped as it wrote: mynah bench load 1.45 -> 1.66 ms of CPU a message, page
+// faults 4 -> 8 a message, and memory search's one-off process ~4 ms slower.
 func openWith(ctx context.Context, path, snapshot string, serving bool) (*DB, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
@@ -112,11 +116,7 @@ func openWith(ctx context.Context, path, snapshot string, serving bool) (*DB, er
 	// mode a reader drops its whole cache whenever another connection committed since its
 	// last read, which on a serving bot is nearly every read, so a larger cache holds
 	// memory for few hits.
-	readers := path + "?" + common + "&_pragma=query_only(1)&_pragma=cache_size(-256)"
-	if serving {
-		readers += fmt.Sprintf("&_pragma=mmap_size(%d)", mmapSize)
-	}
-	read, err := sql.Open("sqlite", readers)
+	read, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-256)")
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
@@ -180,16 +180,6 @@ func schemaCurrent(ctx context.Context, read *sql.DB) (bool, error) {
 	}
 	return v.Int64 == int64(ms[len(ms)-1].version), nil
 }
-
-// mmapSize is how much of the database file a serving process's readers map into memory
-// instead of reading it page by page: a reader's page cache is dropped at nearly every
-// commit (above), so each search read again, with a system call a page, what it read a
-// moment before; mapped, those pages stay in the process's address space (as file-backed
-// memory the system can reclaim, not anonymous memory). Measured with BenchmarkSearch
-// over 100,000 messages: ~3.5 -> ~3.0 ms of CPU a search, quiet and beside mynah bench
-// load. A one-off command maps nothing: it reads each page once, and faulting in a mapped
-// page cost more than reading it (`mynah memory search` ~4 ms slower).
-const mmapSize = 1 << 30
 
 // create builds a new database at path: in a file of its own beside it, without syncing
 // (nothing in it is anyone's data yet), then synced once and linked into place. Turning
