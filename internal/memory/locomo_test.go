@@ -35,32 +35,76 @@ func readLoCoMo(tb testing.TB) []locomo.Conversation {
 }
 
 // loadLoCoMo imports the whole benchmark into a fresh store, one chat per conversation,
-// before any question is asked, or skips when the data is not here.
-func loadLoCoMo(tb testing.TB) (*sqlite.DB, []locomo.Conversation) {
+// before any question is asked, or skips when the data is not here. It returns the store
+// each conversation is in (the one store, for each).
+func loadLoCoMo(tb testing.TB) ([]*sqlite.DB, []locomo.Conversation) {
 	tb.Helper()
 	convs := readLoCoMo(tb)
-	db := openStore(tb)
-	for i, c := range convs {
-		if err := locomo.Import(tb.Context(), db, c, i); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return db, convs
+	return protocols[0].stores(tb, convs), convs
 }
 
 // evaluate asks every question of the conversations of half ("" for all) with opts, as
-// of the end of its conversation.
-func evaluate(ctx context.Context, tb testing.TB, db *sqlite.DB, opts memory.Options, convs []locomo.Conversation, half string, ks []int) *locomo.Report {
+// of the end of its conversation, conversation i in dbs[i].
+func evaluate(ctx context.Context, tb testing.TB, dbs []*sqlite.DB, opts memory.Options, convs []locomo.Conversation, half string, ks []int) *locomo.Report {
 	rep := locomo.NewReport(ks)
 	for i, c := range convs {
 		if !locomo.InHalf(half, i, len(convs)) {
 			continue
 		}
-		if err := rep.Ask(ctx, db, opts, c, i); err != nil {
+		if err := rep.Ask(ctx, dbs[i], opts, c, i); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	return rep
+}
+
+// protocol is how the benchmark's conversations are stored: the stores conversation i is
+// in, stores[i].
+type protocol struct {
+	name   string
+	stores func(tb testing.TB, convs []locomo.Conversation) []*sqlite.DB
+	target float64 // turn recall@10 over categories 1-4 each half must reach
+}
+
+// protocols are the two ways a user's chats sit in mynah: every conversation in one
+// store (as an agent's chats are), and each in a store of its own (as the benchmark's
+// protocol indexes them). FTS5's BM25 weighs a word by how rare it is in the whole
+// store, so the first weighs a conversation's words against the other conversations
+// too (a speaker's name is rare there), the second only within it. The ranking must beat
+// plain BM25 either way; the features were tuned on the first, and reach 0.75 there.
+// With a store each, half B reaches 0.735: a speaker's name, in half of a lone
+// conversation's messages, then carries no weight, and a larger SpeakerBoost that made
+// up for it (0.8: 0.759) cost the adversarial questions, which name the wrong speaker,
+// more than plain BM25 loses in one store (0.653 against 0.672).
+var protocols = []protocol{
+	{"one store", func(tb testing.TB, convs []locomo.Conversation) []*sqlite.DB {
+		db := importLoCoMo(tb, convs, 0)
+		dbs := make([]*sqlite.DB, len(convs))
+		for i := range dbs {
+			dbs[i] = db
+		}
+		return dbs
+	}, 0.75},
+	{"a store each", func(tb testing.TB, convs []locomo.Conversation) []*sqlite.DB {
+		dbs := make([]*sqlite.DB, len(convs))
+		for i, c := range convs {
+			dbs[i] = importLoCoMo(tb, []locomo.Conversation{c}, i)
+		}
+		return dbs
+	}, 0.73},
+}
+
+// importLoCoMo imports convs into a fresh store, one chat per conversation, the first
+// numbered first.
+func importLoCoMo(tb testing.TB, convs []locomo.Conversation, first int) *sqlite.DB {
+	tb.Helper()
+	db := openStore(tb)
+	for i, c := range convs {
+		if err := locomo.Import(tb.Context(), db, c, first+i); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return db
 }
 
 func formatReport(rep *locomo.Report) string {
@@ -108,8 +152,8 @@ func TestLoCoMo(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("imports the whole benchmark: runs without -short and -race")
 	}
-	db, convs := loadLoCoMo(t)
-	rep := evaluate(t.Context(), t, db, memory.DefaultOptions(), convs, "", []int{5, 10, 20})
+	dbs, convs := loadLoCoMo(t)
+	rep := evaluate(t.Context(), t, dbs, memory.DefaultOptions(), convs, "", []int{5, 10, 20})
 	t.Logf("default ranking, turn recall@5/10/20:\n%s", formatReport(rep))
 	if turn, _ := rep.Core.Mean(); turn[1] < 0.70 {
 		t.Errorf("turn recall@10 over categories 1-4 = %.3f, want >= 0.70", turn[1])
@@ -130,27 +174,30 @@ func TestLoCoMoHalves(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("imports the whole benchmark: runs without -short and -race")
 	}
-	db, convs := loadLoCoMo(t)
+	convs := readLoCoMo(t)
 	ks := []int{5, 10, 20}
-	for _, half := range locomo.Halves {
-		rep := evaluate(t.Context(), t, db, memory.DefaultOptions(), convs, half, ks)
-		plain := evaluate(t.Context(), t, db, plainBM25(t), convs, half, ks)
-		ref := referenceBM25(t, convs, half, ks)
-		t.Logf("half %s, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25 in mynah's index:\n%s\nreference BM25:\n%s",
-			half, formatReport(rep), formatReport(plain), formatReport(ref))
-		if got := recallAt10(&rep.Core); got < 0.75 {
-			t.Errorf("half %s: turn recall@10 over categories 1-4 = %.3f, want >= 0.75", half, got)
-		}
-		for _, base := range []struct {
-			name string
-			rep  *locomo.Report
-		}{{"plain BM25", plain}, {"reference BM25", ref}} {
-			if got, b := recallAt10(&rep.Core), recallAt10(&base.rep.Core); got < b {
-				t.Errorf("half %s: turn recall@10 over categories 1-4 = %.3f, below %s's %.3f", half, got, base.name, b)
+	for _, p := range protocols {
+		dbs := p.stores(t, convs)
+		for _, half := range locomo.Halves {
+			rep := evaluate(t.Context(), t, dbs, memory.DefaultOptions(), convs, half, ks)
+			plain := evaluate(t.Context(), t, dbs, plainBM25(t), convs, half, ks)
+			ref := referenceBM25(t, convs, half, ks)
+			t.Logf("%s, half %s, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25 in mynah's index:\n%s\nreference BM25:\n%s",
+				p.name, half, formatReport(rep), formatReport(plain), formatReport(ref))
+			if got := recallAt10(&rep.Core); got < p.target {
+				t.Errorf("%s, half %s: turn recall@10 over categories 1-4 = %.3f, want >= %.2f", p.name, half, got, p.target)
 			}
-			for cat := 1; cat <= 5; cat++ {
-				if got, b := recallAt10(rep.ByCategory[cat]), recallAt10(base.rep.ByCategory[cat]); got < b {
-					t.Errorf("half %s, category %d (%s): turn recall@10 = %.3f, below %s's %.3f", half, cat, locomo.Categories[cat], got, base.name, b)
+			for _, base := range []struct {
+				name string
+				rep  *locomo.Report
+			}{{"plain BM25", plain}, {"reference BM25", ref}} {
+				if got, b := recallAt10(&rep.Core), recallAt10(&base.rep.Core); got < b {
+					t.Errorf("%s, half %s: turn recall@10 over categories 1-4 = %.3f, below %s's %.3f", p.name, half, got, base.name, b)
+				}
+				for cat := 1; cat <= 5; cat++ {
+					if got, b := recallAt10(rep.ByCategory[cat]), recallAt10(base.rep.ByCategory[cat]); got < b {
+						t.Errorf("%s, half %s, category %d (%s): turn recall@10 = %.3f, below %s's %.3f", p.name, half, cat, locomo.Categories[cat], got, base.name, b)
+					}
 				}
 			}
 		}
@@ -164,23 +211,8 @@ func TestLoCoMoAblation(t *testing.T) {
 	if os.Getenv("MYNAH_ABLATION") == "" {
 		t.Skip("set MYNAH_ABLATION=1 to measure ranking features one by one")
 	}
-	db, convs := loadLoCoMo(t)
+	convs := readLoCoMo(t)
 	ks := []int{5, 10, 20}
-	cell := func(o memory.Options, half string) string {
-		rep := evaluate(t.Context(), t, db, o, convs, half, ks)
-		cats := make([]string, 0, 4)
-		for c := 1; c <= 4; c++ {
-			cats = append(cats, fmt.Sprintf("%.3f", recallAt10(rep.ByCategory[c])))
-		}
-		return fmt.Sprintf("%.3f (%s)", recallAt10(&rep.Core), strings.Join(cats, " "))
-	}
-	line := func(name string, o memory.Options) {
-		t.Logf("| %-26s | %s | %s |", name, cell(o, "A"), cell(o, "B"))
-	}
-	t.Logf("turn recall@10, categories 1-4 (multi-hop temporal open-domain single-hop)")
-	t.Logf("| %-26s | %-35s | %-35s |", "ranking", "half A", "half B")
-	line("default", memory.DefaultOptions())
-	line("plain BM25", plainBM25(t))
 	refCell := func(half string) string {
 		rep := referenceBM25(t, convs, half, ks)
 		cats := make([]string, 0, 4)
@@ -189,18 +221,36 @@ func TestLoCoMoAblation(t *testing.T) {
 		}
 		return fmt.Sprintf("%.3f (%s)", recallAt10(&rep.Core), strings.Join(cats, " "))
 	}
-	t.Logf("| %-26s | %s | %s |", "reference BM25", refCell("A"), refCell("B"))
-	for _, f := range memory.Features() {
-		if f.Enabled(memory.DefaultOptions()) {
-			without, _ := memory.Ablate(memory.DefaultOptions(), f.Name)
-			line("default without "+f.Name, without)
-		} else {
-			with, _ := memory.With(memory.DefaultOptions(), f.Name)
-			line("default with "+f.Name, with)
+	for _, p := range protocols {
+		dbs := p.stores(t, convs)
+		cell := func(o memory.Options, half string) string {
+			rep := evaluate(t.Context(), t, dbs, o, convs, half, ks)
+			cats := make([]string, 0, 4)
+			for c := 1; c <= 4; c++ {
+				cats = append(cats, fmt.Sprintf("%.3f", recallAt10(rep.ByCategory[c])))
+			}
+			return fmt.Sprintf("%.3f (%s)", recallAt10(&rep.Core), strings.Join(cats, " "))
 		}
-		alone := plainBM25(t)
-		f.On(&alone)
-		line("BM25 with "+f.Name, alone)
+		line := func(name string, o memory.Options) {
+			t.Logf("| %-26s | %s | %s |", name, cell(o, "A"), cell(o, "B"))
+		}
+		t.Logf("%s: turn recall@10, categories 1-4 (multi-hop temporal open-domain single-hop)", p.name)
+		t.Logf("| %-26s | %-35s | %-35s |", "ranking", "half A", "half B")
+		line("default", memory.DefaultOptions())
+		line("plain BM25", plainBM25(t))
+		t.Logf("| %-26s | %s | %s |", "reference BM25", refCell("A"), refCell("B"))
+		for _, f := range memory.Features() {
+			if f.Enabled(memory.DefaultOptions()) {
+				without, _ := memory.Ablate(memory.DefaultOptions(), f.Name)
+				line("default without "+f.Name, without)
+			} else {
+				with, _ := memory.With(memory.DefaultOptions(), f.Name)
+				line("default with "+f.Name, with)
+			}
+			alone := plainBM25(t)
+			f.On(&alone)
+			line("BM25 with "+f.Name, alone)
+		}
 	}
 }
 

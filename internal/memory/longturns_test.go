@@ -42,19 +42,16 @@ func TestLongTurns(t *testing.T) {
 		t.Skip("imports the whole benchmark: runs without -short and -race")
 	}
 	convs := longTurns(readLoCoMo(t))
-	db := openStore(t)
-	for i, c := range convs {
-		if err := locomo.Import(t.Context(), db, c, i); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ks := []int{5, 10, 20}
-	for _, half := range locomo.Halves {
-		rep := evaluate(t.Context(), t, db, memory.DefaultOptions(), convs, half, ks)
-		plain := evaluate(t.Context(), t, db, plainBM25(t), convs, half, ks)
-		t.Logf("half %s, long turns, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25:\n%s", half, formatReport(rep), formatReport(plain))
-		if got, b := recallAt10(&rep.Core), recallAt10(&plain.Core); got <= b {
-			t.Errorf("half %s, long turns: turn recall@10 over categories 1-4 = %.3f, not above plain BM25's %.3f", half, got, b)
+	for _, p := range protocols {
+		dbs := p.stores(t, convs)
+		for _, half := range locomo.Halves {
+			rep := evaluate(t.Context(), t, dbs, memory.DefaultOptions(), convs, half, ks)
+			plain := evaluate(t.Context(), t, dbs, plainBM25(t), convs, half, ks)
+			t.Logf("%s, half %s, long turns, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25:\n%s", p.name, half, formatReport(rep), formatReport(plain))
+			if got, b := recallAt10(&rep.Core), recallAt10(&plain.Core); got <= b {
+				t.Errorf("%s, half %s, long turns: turn recall@10 over categories 1-4 = %.3f, not above plain BM25's %.3f", p.name, half, got, b)
+			}
 		}
 	}
 }
