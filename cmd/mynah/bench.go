@@ -38,6 +38,7 @@ type benchMemoryFlags struct {
 	With   []string
 	JSON   bool
 	Store  string
+	Each   bool
 }
 
 func benchMemoryCommand() *cobra.Command {
@@ -55,7 +56,12 @@ recall@k counts a session when any of its turns is retrieved.
 
 Ranking features are tuned on one half of the conversations and kept only when they help
 the other: --half A or B measures one half, --ablate turns features off (all: plain
-BM25) and --with turns them on, to measure what each adds there.`,
+BM25) and --with turns them on, to measure what each adds there.
+
+BM25 weighs a word by how rare it is in the whole database, every chat of it. By default
+the conversations share one database, as an agent's chats do (each is asked its
+questions right after it is imported); --store-each gives each a database of its own, as
+the benchmark's protocol indexes each conversation by itself.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.LoCoMo == "" {
@@ -90,6 +96,7 @@ BM25) and --with turns them on, to measure what each adds there.`,
 	cmd.Flags().StringSliceVar(&f.With, "with", nil, "ranking features to turn on (after --ablate), comma-separated: "+strings.Join(names, ", "))
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
 	cmd.Flags().StringVar(&f.Store, "store", "", "run on this PostgreSQL database (postgres://…), in a throwaway schema (default: a throwaway SQLite file)")
+	cmd.Flags().BoolVar(&f.Each, "store-each", false, "import each conversation into a throwaway database of its own")
 	return cmd
 }
 
@@ -113,12 +120,17 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.
 	if err != nil {
 		return err
 	}
-	db, cleanup, err := benchStore(ctx, f.Store)
-	if err != nil {
-		return err
+	var rep *locomo.Report
+	if f.Each {
+		rep, err = benchEach(ctx, f, convs, ks, opts)
+	} else {
+		db, cleanup, err := benchStore(ctx, f.Store)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		rep, err = locomo.RunWith(ctx, db, convs, ks, opts, f.Half)
 	}
-	defer cleanup()
-	rep, err := locomo.RunWith(ctx, db, convs, ks, opts, f.Half)
 	if err != nil {
 		return err
 	}
@@ -130,6 +142,31 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.
 		}
 	}
 	return writeBench(w, f.JSON, n, turns, rep)
+}
+
+// benchEach measures the conversations of f.Half each in a throwaway store of its own.
+func benchEach(ctx context.Context, f benchMemoryFlags, convs []locomo.Conversation, ks []int, opts memory.Options) (*locomo.Report, error) {
+	rep := locomo.NewReport(ks)
+	for i, c := range convs {
+		if !locomo.InHalf(f.Half, i, len(convs)) {
+			continue
+		}
+		err := func() error {
+			db, cleanup, err := benchStore(ctx, f.Store)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			if err := locomo.Import(ctx, db, c, i); err != nil {
+				return err
+			}
+			return rep.Ask(ctx, db, opts, c, i)
+		}()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }
 
 // benchStore opens a throwaway store: a schema of the PostgreSQL database dsn, or a SQLite

@@ -101,3 +101,45 @@ func TestBenchMemoryCLI(t *testing.T) {
 		t.Errorf("--half C: exit %d\n%s", code, out)
 	}
 }
+
+// TestBenchMemoryStoreEach: `mynah bench memory --store-each` weighs each conversation's
+// words within it alone. A conversation full of herons, imported before one where herons
+// are the rare word, makes "herons" common in the shared database, so plain BM25 there
+// ranks a jam turn over the heron one; in a database of its own, the heron turn wins.
+func TestBenchMemoryStoreEach(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	turn := func(speaker string, i int, text string) string {
+		return fmt.Sprintf(`{"speaker": %q, "dia_id": "D1:%d", "text": %q}`, speaker, i, text)
+	}
+	conv := func(id, speaker, question string, turns ...string) string {
+		return fmt.Sprintf(`{"sample_id": %q, "conversation": {"speaker_a": %q, "speaker_b": "Bo",
+			"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [%s]},
+			"qa": [{"question": %q, "category": 4, "evidence": ["D1:1"]}]}`, id, speaker, strings.Join(turns, ","), question)
+	}
+	herons := []string{turn("Cy", 1, "I watched owls at dusk")}
+	for i := 2; i <= 9; i++ {
+		herons = append(herons, turn("Cy", i, fmt.Sprintf("herons everywhere, number %d", i)))
+	}
+	path := filepath.Join(t.TempDir(), "locomo.json")
+	write(t, path, "["+conv("one", "Cy", "Who watched owls?", herons...)+","+
+		conv("two", "Ann", "Who saw herons or jam?", turn("Ann", 1, "I saw herons"), turn("Ann", 2, "I saw jam"), turn("Ann", 3, "more jam"))+"]")
+	recall := func(args ...string) float64 {
+		t.Helper()
+		out := mustCLI(t, h, append([]string{"bench", "memory", "--locomo", path, "--ablate", "all", "--k", "1", "--json"}, args...)...)
+		var res struct {
+			Results []struct {
+				TurnRecall []float64 `json:"turn_recall"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) == 0 {
+			t.Fatalf("--json: %v\n%s", err, out)
+		}
+		return res.Results[0].TurnRecall[0]
+	}
+	if got := recall(); got != 0.5 {
+		t.Errorf("one database: turn recall@1 = %.2f, want 0.5 (herons common there, the jam turn first)", got)
+	}
+	if got := recall("--store-each"); got != 1 {
+		t.Errorf("--store-each: turn recall@1 = %.2f, want 1 (herons rare within the second conversation)", got)
+	}
+}
