@@ -124,9 +124,9 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.
 	if f.Each {
 		rep, err = benchEach(ctx, f, convs, ks, opts)
 	} else {
-		db, cleanup, err := benchStore(ctx, f.Store)
-		if err != nil {
-			return err
+		db, cleanup, serr := benchStore(ctx, f.Store)
+		if serr != nil {
+			return serr
 		}
 		defer cleanup()
 		rep, err = locomo.RunWith(ctx, db, convs, ks, opts, f.Half)
