@@ -167,22 +167,24 @@ func entryOf(m *mynah.Message, prev sql.NullString) (string, int) {
 	return buildDoc(docPart{body, bodyPart}, docPart{context, contextPart}, docPart{previous, previousPart})
 }
 
-// commonTerm is how many matches in the scope make a term common, and recentMatches how
-// many of the newest matches a query of common terms ranks (see the SQLite store's
-// search.go for why and how they were measured): ranking every match of a term in most
-// messages is what makes a search slow, and its low idf adds little to the ranking.
+// How many matches in the scope make a term common or very common, and how many of the
+// newest matches a query of common terms ranks (see the SQLite store's search.go for why
+// and how they were measured): ranking every match of a term in most messages is what
+// makes a search slow, and its low idf adds little to the ranking.
 const (
-	commonTerm    = 500
-	recentMatches = 500
+	commonTerm     = 500
+	veryCommonTerm = 2000
+	recentMatches  = 500
 )
 
 // SearchHistory returns up to q.Limit of agent's messages matching any of q.Terms, best
 // BM25 score first, with the SQLite store's tokens, stems, weights and scoring (see
-// searchdoc.go). No query syntax reaches PostgreSQL: terms become lexemes. A query drops
-// its common terms when it has rarer ones, and a query of common terms alone ranks their
-// newest matches, so its cost grows with the rare matches in the scope (agent, or agent
-// and chat). Idf and average length are the scope's. Every committed message is
-// searchable: entries are written with the messages.
+// searchdoc.go). No query syntax reaches PostgreSQL: terms become lexemes. As in the
+// SQLite store, the messages with a rare term are ranked by every term but the very
+// common ones, and a query of common terms alone ranks the newest matches of any of them
+// and of the least common meeting another, so its cost grows with the rare matches in
+// the scope (agent, or agent and chat). Idf and average length are the scope's. Every
+// committed message is searchable: entries are written with the messages.
 func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error) {
 	terms := queryTerms(q.Terms)
 	if len(terms) == 0 || q.Limit <= 0 {
@@ -213,20 +215,37 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	var rare []queryTerm
-	var rareCounts []int64
+	var rare, common []queryTerm
+	var rareCounts, commonCounts []int64
 	for i, t := range terms {
-		if counts[i] > 0 && counts[i] < commonTerm {
-			rare, rareCounts = append(rare, t), append(rareCounts, counts[i])
+		switch n := counts[i]; {
+		case n == 0 || n >= veryCommonTerm:
+		case n < commonTerm:
+			rare, rareCounts = append(rare, t), append(rareCounts, n)
+		default:
+			j, _ := slices.BinarySearch(commonCounts, n)
+			common, commonCounts = slices.Insert(common, j, t), slices.Insert(commonCounts, j, n)
 		}
 	}
-	newest := 0
-	if len(rare) > 0 {
-		terms, counts = rare, rareCounts
-	} else if q.Sender == 0 {
-		newest = recentMatches
+	var scored []scoredEntry
+	switch {
+	case len(rare) > 0:
+		// Messages with a rare term, scored by the common ones too.
+		all := append(rare, common...)
+		s := newBM25(append(rareCounts, commonCounts...), docs, tokens, weight)
+		scored, err = db.rank(ctx, sc, tsquery(rare, parts), all, parts, 0, s)
+	case q.Sender != 0:
+		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, 0, newBM25(counts, docs, tokens, weight))
+	default:
+		s := newBM25(counts, docs, tokens, weight)
+		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, recentMatches, s)
+		if err == nil && len(common) > 1 {
+			var met []scoredEntry
+			both := "(" + tsquery(common[:1], parts) + ") & (" + tsquery(common[1:], parts) + ")"
+			met, err = db.rank(ctx, sc, both, terms, parts, recentMatches, s)
+			scored = mergeScored(scored, met)
+		}
 	}
-	scored, err := db.rank(ctx, sc, terms, parts, newest, newBM25(counts, docs, tokens, weight))
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -238,6 +257,17 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
 	return hits, nil
+}
+
+// mergeScored returns the entries of a and b, each once, best first.
+func mergeScored(a, b []scoredEntry) []scoredEntry {
+	for _, e := range b {
+		if !slices.ContainsFunc(a, func(o scoredEntry) bool { return o.chat == e.chat && o.id == e.id }) {
+			a = append(a, e)
+		}
+	}
+	slices.SortFunc(a, compareScored)
+	return a
 }
 
 // searchScope is where a search looks: an agent's messages, of one chat (0: all) and one
@@ -279,8 +309,8 @@ func (s searchScope) exact(next int) (string, []any) {
 	return cond, args
 }
 
-// probe counts each term's matches in the scope, up to commonTerm: it tells a selective
-// term from a common one at a cost bounded by that.
+// probe counts each term's matches in the scope, up to veryCommonTerm: it tells a
+// selective term from a common one at a cost bounded by that.
 func (db *DB) probe(ctx context.Context, sc searchScope, terms []queryTerm, parts []string) ([]int64, error) {
 	cond, args := sc.where(3)
 	queries := make([]string, len(terms))
@@ -289,7 +319,7 @@ func (db *DB) probe(ctx context.Context, sc searchScope, terms []queryTerm, part
 	}
 	sql := `SELECT (SELECT count(*) FROM (SELECT 1 FROM message_search WHERE ` + cond + ` AND doc @@ t.q::tsquery LIMIT $2) x)
 		FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`
-	rows, err := db.pool.Query(ctx, sql, append([]any{queries, commonTerm}, args...)...)
+	rows, err := db.pool.Query(ctx, sql, append([]any{queries, veryCommonTerm}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -307,9 +337,10 @@ type scoredEntry struct {
 	score float64
 }
 
-// rank scores the entries of the scope that match terms, best first, leaving out those
-// that score 0. newest > 0 ranks only the newest that many matches.
-func (db *DB) rank(ctx context.Context, sc searchScope, terms []queryTerm, parts []string, newest int, s *bm25) ([]scoredEntry, error) {
+// rank scores by terms the entries of the scope that match the tsquery match, best
+// first, leaving out those that score 0. newest > 0 ranks only the newest that many
+// matches.
+func (db *DB) rank(ctx context.Context, sc searchScope, match string, terms []queryTerm, parts []string, newest int, s *bm25) ([]scoredEntry, error) {
 	cond, args := sc.where(2)
 	if newest > 0 {
 		// The newest matches of common terms are dense along the scope's key: walking it
@@ -328,7 +359,7 @@ func (db *DB) rank(ctx context.Context, sc searchScope, terms []queryTerm, parts
 	// The entries come back whole, as text, and Go picks the query's lexemes out of them:
 	// cheaper for PostgreSQL than unnesting every entry into rows.
 	sql := `SELECT chat_id, message_id, len, doc::text FROM (` + inner + `) s`
-	rows, err := db.pool.Query(ctx, sql, append([]any{tsquery(terms, parts)}, args...)...)
+	rows, err := db.pool.Query(ctx, sql, append([]any{match}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -361,16 +392,19 @@ func scoreRows(rows pgx.Rows, terms []queryTerm, lexemes []string, s *bm25) ([]s
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b scoredEntry) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.chat, a.chat); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.id, a.id)
-	})
+	slices.SortFunc(out, compareScored)
 	return out, nil
+}
+
+// compareScored orders entries best first, the newest first among equals.
+func compareScored(a, b scoredEntry) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.chat, a.chat); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.id, a.id)
 }
 
 // winners reads the messages of scored entries and returns them as hits, in order.

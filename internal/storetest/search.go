@@ -290,3 +290,45 @@ func testSearchBigChat(t *testing.T, b Backend) {
 		}
 	}
 }
+
+// testSearchCommonTerms: in a chat big enough that some words are common, a common word
+// still counts where it meets a rare one (of three messages about a unicorn, the one that
+// also says hello comes first, though it is the longest), and a query of common words
+// alone finds the one message that has two of them however old it is, not only the
+// newest messages with one.
+func testSearchCommonTerms(t *testing.T, b Backend) {
+	s := b.Open(t)
+	var msgs []mynah.Message
+	add := func(text string) mynah.MessageID {
+		id := mynah.MessageID(len(msgs) + 1)
+		msgs = append(msgs, mynah.Message{ID: id, Sender: alice, Time: at(int(id)), Text: text})
+		return id
+	}
+	both := add("alpha and beta met")
+	for i := range 5000 {
+		switch {
+		case i < 900:
+			add(fmt.Sprintf("alpha note %d", i))
+		case i < 1500:
+			add(fmt.Sprintf("hello note %d", i))
+		case i >= 3500:
+			add(fmt.Sprintf("beta note %d", i))
+		default:
+			add(fmt.Sprintf("note %d", i))
+		}
+	}
+	add("a unicorn was seen")
+	hello := add("hello unicorn came back today")
+	add("the unicorn came back")
+	importMessages(t, s, agentA, group, msgs...)
+	for _, chat := range []mynah.ChatID{group.ID, 0} {
+		got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"hello", "unicorn"}, Limit: 5})
+		if len(got) < 3 || got[0] != hello {
+			t.Errorf("chat %d: search for hello unicorn = %v, want %d first: a common word weighs where it meets a rare one", chat, got, hello)
+		}
+		got = search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"alpha", "beta"}, Limit: 5})
+		if len(got) != 5 || got[0] != both {
+			t.Errorf("chat %d: search for alpha beta = %v, want %d first: the one message with both common words", chat, got, both)
+		}
+	}
+}

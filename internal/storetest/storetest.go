@@ -152,6 +152,7 @@ func Run(t *testing.T, b Backend) {
 			{"SearchScopes", testSearchScopes},
 			{"SearchContextColumn", testSearchContext},
 			{"SearchBigChat", testSearchBigChat},
+			{"SearchCommonTerms", testSearchCommonTerms},
 			{"Around", testAround},
 		}},
 		{"HistoryImport", []test{
