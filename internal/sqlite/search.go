@@ -107,17 +107,21 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	var hits []mynah.SearchHit
 	w := []any{q.ContextWeight, q.PreviousWeight}
 	switch {
+	case len(rare) > 0:
+		// The messages with a rare term, then those where a common term meets a rare one,
+		// scored by all of them: together, the best by BM25 over every term but the very
+		// common ones, of the messages with a rare term.
+		st, tail := db.stmts.search, []any{q.Limit}
+		if q.Sender != 0 {
+			st, tail = db.stmts.searchSender, []any{int64(q.Sender), q.Limit}
+		}
+		hits, err = db.searchRows(ctx, q.Agent, st, nil, append(append(w, match, lo, hi), tail...)...)
+		if err == nil && len(common) > 0 {
+			both := "(" + match + ") AND (" + matchExpr(common, cols) + ")"
+			hits, err = db.searchRows(ctx, q.Agent, st, hits, append(append(w, both, lo, hi), tail...)...)
+		}
 	case q.Sender != 0:
 		hits, err = db.searchRows(ctx, q.Agent, db.stmts.searchSender, nil, append(w, match, lo, hi, int64(q.Sender), q.Limit)...)
-	case len(rare) > 0:
-		hits, err = db.searchRows(ctx, q.Agent, db.stmts.search, nil, append(w, match, lo, hi, q.Limit)...)
-		if err == nil && len(common) > 0 {
-			// The messages where a common term meets a rare one, scored by all of them:
-			// with those of the first query, the best by BM25 over every term but the
-			// very common ones, of the messages with a rare term.
-			both := "(" + match + ") AND (" + matchExpr(common, cols) + ")"
-			hits, err = db.searchRows(ctx, q.Agent, db.stmts.search, hits, append(w, both, lo, hi, q.Limit)...)
-		}
 	default:
 		hits, err = db.searchRows(ctx, q.Agent, db.stmts.searchRecent, nil, append(w, match, lo, hi, recentMatches, q.Limit)...)
 		if err == nil && len(common) > 1 {

@@ -321,14 +321,14 @@ func testSearchCommonTerms(t *testing.T, b Backend) {
 	hello := add("hello unicorn came back today")
 	add("the unicorn came back")
 	importMessages(t, s, agentA, group, msgs...)
-	for _, chat := range []mynah.ChatID{group.ID, 0} {
-		got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"hello", "unicorn"}, Limit: 5})
-		if len(got) < 3 || got[0] != hello {
-			t.Errorf("chat %d: search for hello unicorn = %v, want %d first: a common word weighs where it meets a rare one", chat, got, hello)
+	for _, q := range []mynah.SearchQuery{{Chat: group.ID}, {}, {Chat: group.ID, Sender: alice.ID}} {
+		q.Agent, q.Limit, q.Terms = agentA, 5, []string{"hello", "unicorn"}
+		if got := search(t, s, q); len(got) < 3 || got[0] != hello {
+			t.Errorf("chat %d, sender %d: search for hello unicorn = %v, want %d first: a common word weighs where it meets a rare one", q.Chat, q.Sender, got, hello)
 		}
-		got = search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"alpha", "beta"}, Limit: 5})
-		if len(got) != 5 || got[0] != both {
-			t.Errorf("chat %d: search for alpha beta = %v, want %d first: the one message with both common words", chat, got, both)
+		q.Terms = []string{"alpha", "beta"}
+		if got := search(t, s, q); len(got) != 5 || got[0] != both {
+			t.Errorf("chat %d, sender %d: search for alpha beta = %v, want %d first: the one message with both common words", q.Chat, q.Sender, got, both)
 		}
 	}
 }
