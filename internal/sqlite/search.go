@@ -172,10 +172,11 @@ func (db *DB) searchRows(ctx context.Context, agent string, st *stmt, hits []myn
 // term adds its weight to the messages where it meets a rare term (the second query of
 // SearchHistory), which gives those messages their whole BM25 score at the cost of the
 // meetings alone; a very common one (in 2% of a chat of 100,000 messages: a BM25 weight
-// under half a rare term's) is left out (stop words found in the data rather than listed). A query made only of common
-// terms ranks the newest recentMatches matches of any of them and of the least common
-// meeting another: such a query says little, and in a chat the newest matches are the
-// likely ones. Scopes below commonTerm messages, the usual chat, are searched exactly.
+// under half a rare term's) is left out, a stop word found in the data rather than
+// listed. A query made only of common terms ranks the newest recentMatches matches of any
+// of them and of the least common meeting another: such a query says little, and in a
+// chat the newest matches are the likely ones. Scopes below commonTerm messages, the
+// usual chat, are searched exactly.
 //
 // Half of LoCoMo's conversations in one chat with 30,000 other messages after them
 // (TestLoCoMoBigChat): turn recall@10 over categories 1-4 was 0.571 / 0.595 (halves A / B)
