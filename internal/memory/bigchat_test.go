@@ -82,16 +82,18 @@ func bigChat(t *testing.T, convs []locomo.Conversation, half string) (*sqlite.DB
 			other = append(other, c.Turns...)
 			continue
 		}
-		msgs := make([]mynah.Message, len(c.Turns))
-		for j, tr := range c.Turns {
-			id := mynah.UserID(100*(i+1) + 1)
-			if tr.Speaker == c.Speakers[1] {
-				id++
+		// The turns as locomo.Import stores them, numbered apart from the other conversations'.
+		var msgs []mynah.Message
+		err := locomo.Source(c, i)(func(_ string, m mynah.Message, err error) bool {
+			m.ID += mynah.MessageID(i * bigChatConv)
+			msgs = append(msgs, m)
+			if m.Time.After(last) {
+				last = m.Time
 			}
-			msgs[j] = mynah.Message{ID: mynah.MessageID(i*bigChatConv) + tr.ID(), Time: tr.Time, Sender: mynah.UserNamed(id, tr.Speaker), Text: tr.Text}
-			if tr.Time.After(last) {
-				last = tr.Time
-			}
+			return err == nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 		if _, err := db.ImportMessages(t.Context(), locomo.Agent, chat, msgs); err != nil {
 			t.Fatal(err)

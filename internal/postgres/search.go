@@ -231,9 +231,8 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	switch {
 	case len(rare) > 0:
 		// Messages with a rare term, scored by the common ones too.
-		all := append(rare, common...)
-		s := newBM25(append(rareCounts, commonCounts...), docs, tokens, weight)
-		scored, err = db.rank(ctx, sc, tsquery(rare, parts), all, parts, 0, s)
+		s := newBM25(slices.Concat(rareCounts, commonCounts), docs, tokens, weight)
+		scored, err = db.rank(ctx, sc, tsquery(rare, parts), slices.Concat(rare, common), parts, 0, s)
 	case q.Sender != 0:
 		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, 0, newBM25(counts, docs, tokens, weight))
 	default:
