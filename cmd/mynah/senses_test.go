@@ -264,6 +264,10 @@ func TestMediaChainOrderAndCache(t *testing.T) {
 	h.emu.SendPrivate(alice, "look", telegramtest.WithPhoto(photo))
 	h.waitSent(alice.ID, 2)
 	eventually(t, "the photo is described", func() bool { return s.calls() == 1 })
+	eventually(t, "the description is stored", func() bool {
+		out, code := mynahCLI(t, h, "media", "show", "--config", h.dir, unique)
+		return code == 0 && strings.Contains(out, "a red square")
+	})
 	h.stop()
 
 	h.start()

@@ -148,8 +148,13 @@ func (e *Engine) describe(ctx context.Context, a *agent, md mynah.Media, overdra
 // settle stores the outcome of one attempt at md: its description, a final problem
 // (unsupported), or a failure, retried until maxAttempts. It logs every problem once.
 func (e *Engine) settle(ctx context.Context, a *agent, md mynah.Media, n mynah.MediaNote, err error, desc string) (mynah.MediaNote, error) {
-	if ctx.Err() != nil { // stopping: nothing learned about the file
-		return mynah.MediaNote{}, ctx.Err()
+	if ctx.Err() != nil {
+		if err != nil || desc == "" { // stopping: nothing learned about the file
+			return mynah.MediaNote{}, ctx.Err()
+		}
+		// A description the provider gave (and was paid for) as mynah stops is kept: the
+		// file is not described again after the restart.
+		ctx = context.WithoutCancel(ctx)
 	}
 	var u unsupported
 	switch {
