@@ -203,12 +203,15 @@ type benchRow struct {
 	Questions     int       `json:"questions"`
 	TurnRecall    []float64 `json:"turn_recall"`
 	SessionRecall []float64 `json:"session_recall"`
+	// KeywordReach is the mean share of a question's evidence turns that hold a word of
+	// it (locomo.Reach): what keywords alone can find.
+	KeywordReach float64 `json:"keyword_reach"`
 }
 
 func writeBench(w io.Writer, asJSON bool, convs, turns int, rep *locomo.Report) error {
 	row := func(set string, cat int, r locomo.Recall) benchRow {
 		turn, sess := r.Mean()
-		return benchRow{Set: set, Category: cat, Questions: r.Questions, TurnRecall: turn, SessionRecall: sess}
+		return benchRow{Set: set, Category: cat, Questions: r.Questions, TurnRecall: turn, SessionRecall: sess, KeywordReach: r.MeanReach()}
 	}
 	rows := []benchRow{row("categories 1-4", 0, rep.Core), row("all categories", 0, rep.All)}
 	for c := 1; c <= 5; c++ {
@@ -223,12 +226,16 @@ func writeBench(w io.Writer, asJSON bool, convs, turns int, rep *locomo.Report) 
 		convs, turns, rep.All.Questions, rep.Core.Questions)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, part := range []struct {
-		name string
-		get  func(benchRow) []float64
-	}{{"turn recall", func(r benchRow) []float64 { return r.TurnRecall }}, {"session recall", func(r benchRow) []float64 { return r.SessionRecall }}} {
+		name  string
+		get   func(benchRow) []float64
+		reach bool
+	}{{"turn recall", func(r benchRow) []float64 { return r.TurnRecall }, true}, {"session recall", func(r benchRow) []float64 { return r.SessionRecall }, false}} {
 		fmt.Fprintf(tw, "%s\tquestions\t", part.name)
 		for _, k := range rep.K {
 			fmt.Fprintf(tw, "R@%d\t", k)
+		}
+		if part.reach {
+			fmt.Fprint(tw, "reach\t")
 		}
 		fmt.Fprintln(tw)
 		for _, r := range rows {
@@ -236,9 +243,17 @@ func writeBench(w io.Writer, asJSON bool, convs, turns int, rep *locomo.Report) 
 			for _, v := range part.get(r) {
 				fmt.Fprintf(tw, "%.3f\t", v)
 			}
+			if part.reach {
+				fmt.Fprintf(tw, "%.3f\t", r.KeywordReach)
+			}
 			fmt.Fprintln(tw)
 		}
 		fmt.Fprintln(tw, "\t\t")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "reach: the share of a question's evidence turns that hold a word of it besides the speakers'\n"+
+		"names: what keywords find without the conversation around a turn")
+	return err
 }

@@ -100,6 +100,26 @@ func boostWithin(cands []*candidate, span Span, boost float64) {
 	}
 }
 
+// boostTold multiplies by 1+boost the score of each candidate said outside span that
+// tells of a time inside it: "yesterday I went bowling", said on 17 March, for "what did
+// James do on 16 March?". What a message tells of is the time its own expressions name
+// (ParseTime), read as of when it was said in the chat's time zone; an open-ended one
+// ("before 2020") tells of no time. A message said in span is boostWithin's.
+func (s *Searcher) boostTold(cands []*candidate, span Span, boost float64) {
+	if span.IsZero() || boost <= 0 {
+		return
+	}
+	for _, c := range cands {
+		if span.Contains(c.msg.Time) {
+			continue
+		}
+		told := ParseTime(c.msg.Text, c.msg.Time.In(s.loc)).Span
+		if !told.From.IsZero() && !told.To.IsZero() && told.Overlaps(span) {
+			c.score *= 1 + boost
+		}
+	}
+}
+
 // bodyWords counts the words of what a message says: its text and its media's
 // descriptions.
 func bodyWords(m *mynah.Message) int {
@@ -124,9 +144,10 @@ func countWords(text string) int {
 }
 
 // weighTime weighs candidates by what the query says about time (see Options.SpanBoost,
-// DatedBoost and RecentBoost).
+// ToldBoost, DatedBoost and RecentBoost).
 func (s *Searcher) weighTime(cands []*candidate, tq TimeQuery) {
 	boostWithin(cands, tq.Span, s.opts.SpanBoost)
+	s.boostTold(cands, tq.Span, s.opts.ToldBoost)
 	if tq.When && s.opts.DatedBoost > 0 {
 		for _, c := range cands {
 			if Dated(c.msg.Text) {
@@ -308,6 +329,8 @@ func Features() []Feature {
 			func(o *Options) { o.NeighbourWeight = 0 }, func(o *Options) { o.NeighbourWeight = 0.4 }},
 		{"span", "messages said in the time the query names come first",
 			func(o *Options) { o.SpanBoost = 0 }, func(o *Options) { o.SpanBoost = 0.5 }},
+		{"told", "messages telling of the time the query names (\"yesterday\", said the day after) come first",
+			func(o *Options) { o.ToldBoost = 0 }, func(o *Options) { o.ToldBoost = 0.5 }},
 		{"anchors", "messages said before (after) the event a query names (\"before the trip\") come first",
 			func(o *Options) { o.AnchorBoost = 0 }, func(o *Options) { o.AnchorBoost = 0.5 }},
 		{"cover", "a query joining things with \"and\" gets a hit of each",

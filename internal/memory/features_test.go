@@ -95,7 +95,7 @@ func TestTimeInQueries(t *testing.T) {
 	h := chatOf(t0,
 		"+0 Alice: my job at the bakery",
 		fmt.Sprintf("+%d Alice: the job interview at the library went fine", 15*day), // Tuesday 18 March
-		fmt.Sprintf("+%d Bob: last week was a hard week, the job too", 21*day),       // 24 March
+		fmt.Sprintf("+%d Bob: last year was a hard year, the job too", 21*day),       // 24 March
 	)
 	now := t0.Add(time.Duration(21*day) * time.Minute).Add(time.Hour) // 24 March: last week is 17–23 March
 	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "the job last week", Now: now}); len(got) == 0 || got[0] != 2 {
@@ -103,7 +103,20 @@ func TestTimeInQueries(t *testing.T) {
 	}
 	off, _ := Ablate(DefaultOptions(), "span")
 	if got := searchIDs(t, h, off, Query{Text: "the job last week", Now: now}); len(got) == 0 || got[0] != 3 {
-		t.Errorf("without span: %v, want 3 (it says \"last week\") first; the test does not show what span does", got)
+		t.Errorf("without span: %v, want 3 (it says \"last\") first; the test does not show what span does", got)
+	}
+
+	// told: said the day after, "yesterday" tells of the day asked about
+	h = chatOf(t0,
+		"+0 Bob: James bowled, James won, James paid for the pizza",
+		fmt.Sprintf("+%d Bob: yesterday James was at the lake with us", 15*day), // 18 March
+	)
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "Where was James on 17 March?", Now: now}); len(got) == 0 || got[0] != 2 {
+		t.Errorf("James on 17 March: %v, want 2, which tells of that day, first", got)
+	}
+	off, _ = Ablate(DefaultOptions(), "told")
+	if got := searchIDs(t, h, off, Query{Text: "Where was James on 17 March?", Now: now}); len(got) == 0 || got[0] != 1 {
+		t.Errorf("without told: %v, want the shorter 1 first; the test does not show what told does", got)
 	}
 
 	h = chatOf(t0,

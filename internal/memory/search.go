@@ -99,6 +99,10 @@ type Options struct {
 	// query names ("last week", "in March"; see ParseTime); the words of a relative time
 	// ("last week") are not searched for.
 	SpanBoost float64
+	// ToldBoost multiplies by 1+ToldBoost the score of a message said outside the time the
+	// query names that tells of a time inside it: "yesterday I went bowling", said the day
+	// after the day asked about (see Searcher.boostTold).
+	ToldBoost float64
 	// AnchorBoost multiplies by 1+AnchorBoost the score of a message said before (or
 	// after) the event a query places its time against ("before the trip": see Anchor),
 	// which is when the message that best matches the event's words was said.
@@ -137,7 +141,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
-		SpanBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true}
+		SpanBoost: 0.5, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -214,7 +218,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	now = now.In(s.loc)
 	tq := TimeQuery{Text: q.Text}
-	if s.opts.SpanBoost > 0 || s.opts.DatedBoost > 0 || s.opts.RecentBoost > 0 || s.opts.AnchorBoost > 0 {
+	if s.opts.SpanBoost > 0 || s.opts.ToldBoost > 0 || s.opts.DatedBoost > 0 || s.opts.RecentBoost > 0 || s.opts.AnchorBoost > 0 {
 		tq = ParseTime(q.Text, now)
 	}
 	var anchored Span // the time the query's events bound ("before the trip")

@@ -5,6 +5,10 @@ import "sync"
 // stopSet is stopWords built once and shared (every Searcher, ParseTime): read only.
 var stopSet = sync.OnceValue(stopWords)
 
+// StopWords returns the words search drops from queries (a new map each call), for what
+// measures search from outside it: a reference ranking, the benchmark's keyword reach.
+func StopWords() map[string]bool { return stopWords() }
+
 // stopWords are dropped from search queries: they match most messages, so they add
 // nothing to ranking and cost the most to look up (a term in 94% of rows made one query
 // take ~200 ms). Lists in lower case, per language:

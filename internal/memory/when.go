@@ -19,6 +19,11 @@ func (s Span) Contains(t time.Time) bool {
 	return (s.From.IsZero() || !t.Before(s.From)) && (s.To.IsZero() || t.Before(s.To))
 }
 
+// Overlaps reports whether the spans share a moment.
+func (s Span) Overlaps(o Span) bool {
+	return (s.To.IsZero() || o.From.Before(s.To)) && (o.To.IsZero() || s.From.Before(o.To))
+}
+
 // IsZero reports whether the span is open on both sides: all time.
 func (s Span) IsZero() bool { return s.From.IsZero() && s.To.IsZero() }
 
@@ -385,6 +390,14 @@ func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
 		return days(today, 1), 1
 	case t == "yesterday":
 		return days(today.AddDate(0, 0, -1), 1), 1
+	case t == "tomorrow":
+		return days(today.AddDate(0, 0, 1), 1), 1
+	case t == "the" && w(1) == "day" && w(2) == "after" && w(3) == "tomorrow":
+		return days(today.AddDate(0, 0, 2), 1), 4
+	case (t == "next" || t == "coming") && (isUnit(w(1)) && !strings.HasSuffix(w(1), "s") || w(1) == "weekend"):
+		return unitSpan(w(1), -1), 2
+	case t == "next" && isWeekday(w(1)):
+		return nextWeekday(today, weekdays[w(1)]), 2
 	case t == "the" && w(1) == "day" && w(2) == "before" && w(3) == "yesterday":
 		return days(today.AddDate(0, 0, -2), 1), 4
 	case t == "this" && (w(1) == "morning" || w(1) == "afternoon" || w(1) == "evening"):
@@ -415,14 +428,12 @@ func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
 			return Span{From: day(back(now, w(2), 1)), To: today.AddDate(0, 0, 1)}, 3
 		}
 	}
-	// "3 weeks ago", "a few days ago", "a month ago"
+	// "3 weeks ago", "a few days ago", "a month ago"; "in 3 weeks", "in a few days"
 	if n, k := count(toks, i); k > 0 && isUnit(w(k)) && w(k+1) == "ago" {
-		at := back(now, w(k), n)
-		half := (now.Sub(back(now, w(k), 1)) / 2)
-		if k > 1 || w(0) == "several" || w(0) == "few" { // "a few", "a couple of": vaguer
-			half *= 2
-		}
-		return Span{From: day(at.Add(-half)), To: day(at.Add(half)).AddDate(0, 0, 1)}, k + 2
+		return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), k + 2
+	}
+	if n, k := count(toks, i+1); w(0) == "in" && k > 0 && isUnit(w(1+k)) && w(2+k) != "ago" {
+		return about(now, w(1+k), -n, k > 1 || w(1) == "several" || w(1) == "few"), k + 2
 	}
 	// written dates: 2023-05-08, 08.05.2023
 	if d, ok := writtenDate(w(0), loc); ok {
@@ -485,6 +496,31 @@ func lastWeekday(today time.Time, wd time.Weekday) Span {
 	return Span{From: d, To: d.AddDate(0, 0, 1)}
 }
 
+// about is the days around n units before now (after, for a negative n): half a unit
+// either side, a whole one when the count is vague ("a few", "a couple of").
+func about(now time.Time, unit string, n float64, vague bool) Span {
+	at := back(now, unit, n)
+	half := now.Sub(back(now, unit, 1)) / 2
+	if vague {
+		half *= 2
+	}
+	day := func(t time.Time) time.Time {
+		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, now.Location())
+	}
+	return Span{From: day(at.Add(-half)), To: day(at.Add(half)).AddDate(0, 0, 1)}
+}
+
+// nextWeekday is the first day after today that falls on wd (a week ahead on the same
+// weekday).
+func nextWeekday(today time.Time, wd time.Weekday) Span {
+	ahead := (int(wd) - int(today.Weekday()) + 7) % 7
+	if ahead == 0 {
+		ahead = 7
+	}
+	d := today.AddDate(0, 0, ahead)
+	return Span{From: d, To: d.AddDate(0, 0, 1)}
+}
+
 // latest returns t, or t a year earlier when t is after limit: "in December" asked in
 // March is last December.
 func latest(t, limit time.Time) time.Time {
@@ -494,7 +530,8 @@ func latest(t, limit time.Time) time.Time {
 	return t
 }
 
-// back returns now less n units (n may be fractional: "a couple of" is 2, "a few" 3).
+// back returns now less n units (n may be fractional: "a couple of" is 2, "a few" 3; a
+// negative n is ahead of now).
 func back(now time.Time, unit string, n float64) time.Time {
 	whole := int(n)
 	frac := n - float64(whole)

@@ -79,6 +79,7 @@ func (r *Report) Ask(ctx context.Context, h memory.History, opts memory.Options,
 			ids[j] = hit.MessageID
 		}
 		r.Add(q, ids)
+		r.addReach(c, q)
 	}
 	return nil
 }

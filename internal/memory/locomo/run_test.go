@@ -134,3 +134,33 @@ func TestRun(t *testing.T) {
 		t.Error("nothing was searched")
 	}
 }
+
+// TestReach: a turn that holds a word of the question, by its stem, is reached; one
+// that shares only a speaker's name is not; Ask reports the mean per category.
+func TestReach(t *testing.T) {
+	const data = `[{"sample_id": "c", "conversation": {"speaker_a": "Caroline Hale", "speaker_b": "Mel",
+	  "session_1_date_time": "1:00 pm on 1 May, 2023",
+	  "session_1": [{"speaker": "Caroline Hale", "dia_id": "D1:1", "text": "I painted the sunset over the lake"},
+	                {"speaker": "Mel", "dia_id": "D1:2", "text": "Caroline, your church mural is lovely"}]},
+	  "qa": [{"question": "What does Caroline paint?", "category": 3, "evidence": ["D1:1", "D1:2"]},
+	         {"question": "Is Caroline religious?", "category": 3, "evidence": ["D1:2"]}]}]`
+	convs, err := Load(strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := convs[0]
+	if got := Reach(c, c.Questions[0]); got != 0.5 {
+		t.Errorf("reach of %q = %v, want 0.5: \"painted\" holds \"paint\", the mural only the name", c.Questions[0].Text, got)
+	}
+	if got := Reach(c, c.Questions[1]); got != 0 {
+		t.Errorf("reach of %q = %v, want 0", c.Questions[1].Text, got)
+	}
+	var st fakeStore
+	rep, err := Run(t.Context(), &st, convs, []int{10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.ByCategory[3].MeanReach(); got != 0.25 {
+		t.Errorf("open-domain reach = %v, want 0.25", got)
+	}
+}

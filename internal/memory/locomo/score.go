@@ -2,8 +2,13 @@ package locomo
 
 import (
 	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kljensen/snowball/english"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/memory"
 )
 
 // Categories names LoCoMo's question categories by their id in the release.
@@ -14,6 +19,11 @@ type Recall struct {
 	Questions int
 	Turn      []float64 // per k: sum of turn recall; divide by Questions
 	Session   []float64 // per k: sum of session recall
+	// Reach sums, over the questions Report.Ask asked, the share of a question's evidence
+	// turns that hold a word of the question besides the speakers' names (see Reach):
+	// divide by Questions. What a keyword search reaches without help from a turn's
+	// neighbours.
+	Reach float64
 }
 
 // Mean returns the mean turn and session recall at each k.
@@ -25,6 +35,70 @@ func (r Recall) Mean() (turn, session []float64) {
 		}
 	}
 	return turn, session
+}
+
+// MeanReach is the mean keyword reach of the questions (see Recall.Reach).
+func (r Recall) MeanReach() float64 {
+	if r.Questions == 0 {
+		return 0
+	}
+	return r.Reach / float64(r.Questions)
+}
+
+// Reach is the share of q's evidence turns in c that hold a word of q, stop words and the
+// speakers' first names left out, compared by English stem ("painted" holds "paint"): a
+// keyword search finds the others only through what is around them. Open-domain
+// questions ("Would Caroline be considered religious?" — answered by a turn about a
+// church painting) reach the least.
+func Reach(c Conversation, q Question) float64 {
+	stop := stopWords()
+	names := map[string]bool{}
+	for _, s := range c.Speakers {
+		if f := strings.Fields(s); len(f) > 0 {
+			names[strings.ToLower(f[0])] = true
+		}
+	}
+	stems := func(text string) map[string]bool {
+		out := map[string]bool{}
+		for _, w := range memory.Terms(text, stop) {
+			if !names[w] {
+				out[english.Stem(w, false)] = true
+			}
+		}
+		return out
+	}
+	asked := stems(q.Text)
+	text := make(map[mynah.MessageID]string, len(c.Turns))
+	for _, t := range c.Turns {
+		text[t.ID()] = t.Text
+	}
+	held := 0
+	for _, e := range q.Evidence {
+		for w := range stems(text[e]) {
+			if asked[w] {
+				held++
+				break
+			}
+		}
+	}
+	if len(q.Evidence) == 0 {
+		return 0
+	}
+	return float64(held) / float64(len(q.Evidence))
+}
+
+var stopWords = sync.OnceValue(memory.StopWords)
+
+// addReach adds q's keyword reach in c to the recalls q counts in.
+func (r *Report) addReach(c Conversation, q Question) {
+	reach := Reach(c, q)
+	r.All.Reach += reach
+	if q.Category >= 1 && q.Category <= 4 {
+		r.Core.Reach += reach
+	}
+	if cat := r.ByCategory[q.Category]; cat != nil {
+		cat.Reach += reach
+	}
 }
 
 // Report is recall@k for categories 1–4 together, for all five, and per category.
