@@ -104,13 +104,16 @@ func boostWithin(cands []*candidate, span Span, boost float64) {
 // tells of a time inside it: "yesterday I went bowling", said on 17 March, for "what did
 // James do on 16 March?". What a message tells of is the time its own expressions name
 // (ParseTime), read as of when it was said in the chat's time zone; an open-ended one
-// ("before 2020") tells of no time. A message said in span is boostWithin's.
+// ("before 2020") tells of no time. A message said in span is boostWithin's. A message of
+// more than ContextWords words is not read: it tells of many times, and their hull is a
+// blur that would take in most spans asked about (and reading it costs ~25 µs a 100
+// words).
 func (s *Searcher) boostTold(cands []*candidate, span Span, boost float64) {
 	if span.IsZero() || boost <= 0 {
 		return
 	}
 	for _, c := range cands {
-		if span.Contains(c.msg.Time) {
+		if span.Contains(c.msg.Time) || c.bodyWords() > s.opts.ContextWords {
 			continue
 		}
 		told := ParseTime(c.msg.Text, c.msg.Time.In(s.loc)).Span

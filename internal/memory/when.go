@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -267,7 +268,7 @@ func Dated(text string) bool {
 				return true
 			}
 		}
-		if y, err := strconv.Atoi(t.w); err == nil && len(t.w) == 4 && y >= 1900 && y <= 2100 {
+		if y, err := atoi(t.w); err == nil && len(t.w) == 4 && y >= 1900 && y <= 2100 {
 			return true
 		}
 	}
@@ -348,7 +349,7 @@ func boundWord(toks []timeToken, i int) string {
 // spanAt reads a time expression starting at toks[i]: its span and how many tokens it
 // takes, 0 when none starts there.
 func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
-	if i >= len(toks) {
+	if i >= len(toks) || !mayStartTime(toks[i].w) {
 		return Span{}, 0
 	}
 	loc := now.Location()
@@ -485,6 +486,22 @@ func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
 	return Span{}, 0
 }
 
+// mayStartTime reports whether w may begin an expression spanAt reads: most words of a
+// message do not, and are passed over without working out the calendar.
+func mayStartTime(w string) bool {
+	switch w {
+	case "today", "tonight", "yesterday", "tomorrow", "the", "this", "last", "next", "coming", "previous", "past", "in":
+		return true
+	}
+	if w != "" && w[0] >= '0' && w[0] <= '9' {
+		return true
+	}
+	_, weekday := weekdays[w]
+	_, month := months[w]
+	_, number := numberWords[w]
+	return weekday || month || number
+}
+
 // lastWeekday is the latest day before today that falls on wd (a week ago on the same
 // weekday).
 func lastWeekday(today time.Time, wd time.Weekday) Span {
@@ -574,10 +591,22 @@ func count(toks []timeToken, i int) (float64, int) {
 	if n, ok := numberWords[w]; ok {
 		return n, 1
 	}
-	if n, err := strconv.Atoi(w); err == nil && n > 0 && n < 1000 {
+	if n, err := atoi(w); err == nil && n > 0 && n < 1000 {
 		return float64(n), 1
 	}
 	return 0, 0
+}
+
+// errNotNumber is atoi's error for a word that does not start with a digit.
+var errNotNumber = errors.New("not a number")
+
+// atoi is strconv.Atoi for the words of a text, most of which are not numbers: those
+// fail without building an error each.
+func atoi(w string) (int, error) {
+	if w == "" || w[0] < '0' || w[0] > '9' {
+		return 0, errNotNumber
+	}
+	return strconv.Atoi(w)
 }
 
 // dayNumber reads a day of the month: "8", "08", "8th", "1st", "22nd", "3rd".
@@ -585,13 +614,13 @@ func dayNumber(w string) (int, bool) {
 	for _, suf := range []string{"st", "nd", "rd", "th"} {
 		w = strings.TrimSuffix(w, suf)
 	}
-	d, err := strconv.Atoi(w)
+	d, err := atoi(w)
 	return d, err == nil && d >= 1 && d <= 31
 }
 
 // year reads a year at w: the year and 1, or 0 tokens.
 func year(w string) (int, int) {
-	y, err := strconv.Atoi(w)
+	y, err := atoi(w)
 	if err != nil || len(w) != 4 || y < 1900 || y > 2100 {
 		return 0, 0
 	}
@@ -600,6 +629,9 @@ func year(w string) (int, int) {
 
 // writtenDate reads 2023-05-08, 2023/05/08 or 08.05.2023.
 func writtenDate(w string, loc *time.Location) (time.Time, bool) {
+	if len(w) < 8 || w[0] < '0' || w[0] > '9' || !strings.ContainsAny(w, "-/.") {
+		return time.Time{}, false // not a date: no parse error to build for every word
+	}
 	for _, layout := range []string{"2006-01-02", "2006/01/02", "02.01.2006", "2.1.2006"} {
 		if t, err := time.ParseInLocation(layout, w, loc); err == nil {
 			return t, true
