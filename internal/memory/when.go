@@ -398,7 +398,8 @@ func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
 	case (t == "next" || t == "coming") && (isUnit(w(1)) && !strings.HasSuffix(w(1), "s") || w(1) == "weekend"):
 		return unitSpan(w(1), -1), 2
 	case t == "next" && isWeekday(w(1)):
-		return nextWeekday(today, weekdays[w(1)]), 2
+		// that day of next week: "next Friday" said on a Thursday is eight days ahead
+		return days(weekStart.AddDate(0, 0, 7+(int(weekdays[w(1)])+6)%7), 1), 2
 	case t == "the" && w(1) == "day" && w(2) == "before" && w(3) == "yesterday":
 		return days(today.AddDate(0, 0, -2), 1), 4
 	case t == "this" && (w(1) == "morning" || w(1) == "afternoon" || w(1) == "evening"):
@@ -525,17 +526,6 @@ func about(now time.Time, unit string, n float64, vague bool) Span {
 		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, now.Location())
 	}
 	return Span{From: day(at.Add(-half)), To: day(at.Add(half)).AddDate(0, 0, 1)}
-}
-
-// nextWeekday is the first day after today that falls on wd (a week ahead on the same
-// weekday).
-func nextWeekday(today time.Time, wd time.Weekday) Span {
-	ahead := (int(wd) - int(today.Weekday()) + 7) % 7
-	if ahead == 0 {
-		ahead = 7
-	}
-	d := today.AddDate(0, 0, ahead)
-	return Span{From: d, To: d.AddDate(0, 0, 1)}
 }
 
 // latest returns t, or t a year earlier when t is after limit: "in December" asked in
