@@ -11,19 +11,25 @@ import (
 	"github.com/mynah-ai/mynah/internal/stem"
 )
 
-// boostSpeakers raises messages whose sender the query names by first name.
+// boostSpeakers raises messages whose sender the query names by first name, by
+// SpeakerBoost and by SpeakerLift times the share of the candidates from someone else.
 func (s *Searcher) boostSpeakers(cands []*candidate, query string) {
-	if s.opts.SpeakerBoost == 0 {
+	if s.opts.SpeakerBoost == 0 && s.opts.SpeakerLift == 0 || len(cands) == 0 {
 		return
 	}
 	words := map[string]bool{}
 	for _, w := range Terms(query, nil) {
 		words[w] = true
 	}
+	var named []*candidate
 	for _, c := range cands {
 		if name := strings.ToLower(c.msg.Sender.FirstName); name != "" && words[name] {
-			c.score *= 1 + s.opts.SpeakerBoost
+			named = append(named, c)
 		}
+	}
+	boost := s.opts.SpeakerBoost + s.opts.SpeakerLift*float64(len(cands)-len(named))/float64(len(cands))
+	for _, c := range named {
+		c.score *= 1 + boost
 	}
 }
 
@@ -326,6 +332,8 @@ func Features() []Feature {
 			func(o *Options) { o.PreviousWeight = 0 }, func(o *Options) { o.PreviousWeight = 0.4 }},
 		{"speaker", "the words of a person the query names come first",
 			func(o *Options) { o.SpeakerBoost = 0 }, func(o *Options) { o.SpeakerBoost = 0.2 }},
+		{"lift", "the words of a person the query names come first also where they wrote so much of the chat that the index does not weigh the name",
+			func(o *Options) { o.SpeakerLift = 0 }, func(o *Options) { o.SpeakerLift = 0.5 }},
 		{"length", "the shortest messages (\"see you!\") weigh less",
 			func(o *Options) { o.LengthPrior = 0 }, func(o *Options) { o.LengthPrior = 10 }},
 		{"neighbours", "a short message takes a share of its best neighbour's score",

@@ -73,6 +73,26 @@ func TestNeighboursByShape(t *testing.T) {
 	}
 }
 
+// TestSpeakerLift: where the index does not weigh a name (here it never does, as in a
+// two-person chat where each wrote half), the words of the person a question names come
+// first by the lift, which the share of candidates from others sets.
+func TestSpeakerLift(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Bob: the garden and the roses look great this year",
+		"+120 Alice: roses in the garden need pruning",
+		"+240 Bob: garden party on Sunday?",
+	)
+	q := Query{Text: "What did Alice say about the garden and the roses?"}
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 2 {
+		t.Errorf("results %v, want Alice's 2 first", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "lift")
+	if got := searchIDs(t, h, off, q); len(got) == 0 || got[0] != 1 {
+		t.Errorf("without lift: %v, want Bob's longer match 1 first; the test does not show what lift does", got)
+	}
+}
+
 // TestLengthPrior: a message of one or two words that matches a name says less than a
 // sentence that matches it as well.
 func TestLengthPrior(t *testing.T) {

@@ -82,6 +82,13 @@ type Options struct {
 	// SpeakerBoost multiplies by 1+SpeakerBoost the score of a message whose sender's
 	// first name the query mentions: "what did Alice say about…" prefers Alice's words.
 	SpeakerBoost float64
+	// SpeakerLift adds to SpeakerBoost SpeakerLift times the share of the candidates not
+	// from the person the query names. BM25 weighs a name by how rare it is: where that
+	// person wrote half of what the store holds (a lone two-person chat), the name weighs
+	// nothing and the candidates come from everyone, so the boost must do what the index
+	// did not; where the name is rare, the index already put their messages first and the
+	// candidates are mostly theirs.
+	SpeakerLift float64
 	// NeighbourWeight adds to a message's score a share of its best neighbour's (a message
 	// of the same chat at most NeighbourGap ids and an hour away): an answer is often next
 	// to the turn that shares the question's words. The share is NeighbourWeight for a
@@ -139,7 +146,7 @@ type Options struct {
 // rarely, and its answers to questions about several things often sit side by side); they
 // are there for chats and questions that need them.
 func DefaultOptions() Options {
-	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2,
+	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
 		SpanBoost: 0.5, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true}
 }
