@@ -59,10 +59,13 @@ type TimeQuery struct {
 // "this month", "in March", "March 2023", "in 2022"), a distance back ("3 weeks ago", "the
 // past 10 days"), each optionally bounded ("before", "after", "since", "until", "by", "as
 // of", "between … and …"). Calendar units are now's, in now's location: the chat's time
-// zone when the caller sets it so. A month or weekday without a year is the latest one
-// not after now. What it does not recognise stays in Text.
+// zone when the caller sets it so. A month or date without a year is the latest one not
+// after now, or the next one when the text speaks of what is to come ("what will we do
+// on 8 May?", "I'll be in Lisbon on 28 March"); "tomorrow", "next week" and "in 3 weeks"
+// are ahead too. What it does not recognise stays in Text.
 func ParseTime(query string, now time.Time) TimeQuery {
 	toks := timeTokens(query)
+	ahead := speaksAhead(toks)
 	tq := TimeQuery{Text: query}
 	var cut [][2]int // bytes of query to drop
 	var spans []Span
@@ -73,8 +76,8 @@ func ParseTime(query string, now time.Time) TimeQuery {
 		}
 		// "between X and Y"
 		if bound == "between" {
-			if a, n := spanAt(toks, bi, now); n > 0 && bi+n < len(toks) && toks[bi+n].w == "and" {
-				if b, m := spanAt(toks, bi+n+1, now); m > 0 {
+			if a, n := spanAt(toks, bi, now, ahead); n > 0 && bi+n < len(toks) && toks[bi+n].w == "and" {
+				if b, m := spanAt(toks, bi+n+1, now, ahead); m > 0 {
 					spans = append(spans, Span{From: a.From, To: b.To})
 					cut = append(cut, [2]int{toks[i].start, toks[bi+n+m].end})
 					i = bi + n + 1 + m
@@ -82,7 +85,7 @@ func ParseTime(query string, now time.Time) TimeQuery {
 				}
 			}
 		}
-		sp, n := spanAt(toks, bi, now)
+		sp, n := spanAt(toks, bi, now, ahead)
 		if n == 0 {
 			if a, m := anchorAt(query, toks, bound, bi, now); m > 0 {
 				tq.Anchors = append(tq.Anchors, a)
@@ -195,7 +198,7 @@ func anchorAt(query string, toks []timeToken, bound string, bi int, now time.Tim
 		if eventStop(toks[j].w) || boundWord(toks, j) != "" {
 			break
 		}
-		if _, m := spanAt(toks, j, now); m > 0 {
+		if _, m := spanAt(toks, j, now, false); m > 0 {
 			if n > 0 && isTimePreposition(toks[j-1].w) {
 				n-- // "on" of "fixed on 7 July"
 			}
@@ -348,7 +351,7 @@ func boundWord(toks []timeToken, i int) string {
 
 // spanAt reads a time expression starting at toks[i]: its span and how many tokens it
 // takes, 0 when none starts there.
-func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
+func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if i >= len(toks) || !mayStartTime(toks[i].w) {
 		return Span{}, 0
 	}
@@ -451,7 +454,7 @@ func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
 			y, n := year(w(j + 1))
 			t := time.Date(y, m, d, 0, 0, 0, 0, loc)
 			if n == 0 {
-				t = latest(time.Date(now.Year(), m, d, 0, 0, 0, 0, loc), today)
+				t = nearest(time.Date(now.Year(), m, d, 0, 0, 0, 0, loc), today, ahead)
 			}
 			return days(t, 1), j + 1 + n
 		}
@@ -468,14 +471,14 @@ func spanAt(toks []timeToken, i int, now time.Time) (Span, int) {
 			y, n := year(w(2))
 			t := time.Date(y, m, d, 0, 0, 0, 0, loc)
 			if n == 0 {
-				t = latest(time.Date(now.Year(), m, d, 0, 0, 0, 0, loc), today)
+				t = nearest(time.Date(now.Year(), m, d, 0, 0, 0, 0, loc), today, ahead)
 			}
 			return days(t, 1), 2 + n
 		}
 		y, n := year(w(1))
 		t := time.Date(y, m, 1, 0, 0, 0, 0, loc)
 		if n == 0 {
-			t = latest(time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), monthStart)
+			t = nearest(time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), monthStart, ahead)
 		}
 		return Span{From: t, To: t.AddDate(0, 1, 0)}, 1 + n
 	}
@@ -528,13 +531,33 @@ func about(now time.Time, unit string, n float64, vague bool) Span {
 	return Span{From: day(at.Add(-half)), To: day(at.Add(half)).AddDate(0, 0, 1)}
 }
 
-// latest returns t, or t a year earlier when t is after limit: "in December" asked in
-// March is last December.
-func latest(t, limit time.Time) time.Time {
-	if t.After(limit) {
+// nearest returns t or t moved by a year to the side of limit the text speaks of: the
+// latest not after limit ("in December" asked in March is last December), or, in a text
+// about what is ahead (speaksAhead: "where will we be on 8 May?"), the earliest not
+// before it.
+func nearest(t, limit time.Time, ahead bool) time.Time {
+	switch {
+	case ahead && t.Before(limit):
+		return t.AddDate(1, 0, 0)
+	case !ahead && t.After(limit):
 		return t.AddDate(-1, 0, 0)
 	}
 	return t
+}
+
+// speaksAhead reports whether a text speaks of what is to come: "will", "we'll",
+// "gonna", "shall", "upcoming". A date it names without a year is then the next one.
+func speaksAhead(toks []timeToken) bool {
+	for _, t := range toks {
+		switch t.w {
+		case "will", "won't", "gonna", "shall", "upcoming":
+			return true
+		}
+		if strings.HasSuffix(t.w, "'ll") {
+			return true
+		}
+	}
+	return false
 }
 
 // back returns now less n units (n may be fractional: "a couple of" is 2, "a few" 3; a
