@@ -92,7 +92,7 @@ var protocols = []protocol{
 			dbs[i] = importLoCoMo(tb, []locomo.Conversation{c}, i)
 		}
 		return dbs
-	}, 0.73},
+	}, 0.74},
 }
 
 // importLoCoMo imports convs into a fresh store, one chat per conversation, the first
