@@ -293,7 +293,7 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 	if len(extra) == 0 {
 		return cands, nil
 	}
-	second, err := s.keyword(ctx, q, append(slices.Clone(terms), extra...))
+	second, err := s.keyword(ctx, q, append(slices.Clone(terms), extra...), s.opts.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -340,6 +340,8 @@ func Features() []Feature {
 			func(o *Options) { o.NeighbourWeight = 0 }, func(o *Options) { o.NeighbourWeight = 0.4 }},
 		{"span", "messages said in the time the query names come first",
 			func(o *Options) { o.SpanBoost = 0 }, func(o *Options) { o.SpanBoost = 0.5 }},
+		{"window", "a query naming a time ranks 300 candidates, keeping those beyond the first 100 only when said then or the day after",
+			func(o *Options) { o.SpanPool = 0 }, func(o *Options) { o.SpanPool = 300 }},
 		{"told", "messages telling of the time the query names (\"yesterday\", said the day after) come first",
 			func(o *Options) { o.ToldBoost = 0 }, func(o *Options) { o.ToldBoost = 0.5 }},
 		{"anchors", "messages said before (after) the event a query names (\"before the trip\") come first",

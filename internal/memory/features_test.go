@@ -73,6 +73,27 @@ func TestNeighboursByShape(t *testing.T) {
 	}
 }
 
+// TestSpanWindow: a query naming a day ranks more candidates than usual and keeps the
+// extra ones said that day or the next, so a message that matches only a name, behind a
+// hundred others like it, comes in.
+func TestSpanWindow(t *testing.T) {
+	t0 := time.Date(2025, 2, 1, 10, 0, 0, 0, time.UTC)
+	lines := make([]string, 0, 121)
+	for i := range 120 {
+		lines = append(lines, fmt.Sprintf("+%d Bob: James and the quiz team, round %d", i*60, i))
+	}
+	lines = append(lines, fmt.Sprintf("+%d Bob: yesterday James was at the lake with us", 44*24*60)) // 17 March
+	h := chatOf(t0, lines...)
+	q := Query{Text: "Where was James on 16 March?", Now: t0.AddDate(0, 2, 0)}
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 121 {
+		t.Errorf("results %v, want 121, told the day after, first", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "window")
+	if got := searchIDs(t, h, off, q); slices.Contains(got, 121) {
+		t.Errorf("without window: %v; 121 should be beyond the pool, or the test does not show what window does", got)
+	}
+}
+
 // TestSpeakerLift: where the index does not weigh a name (here it never does, as in a
 // two-person chat where each wrote half), the words of the person a question names come
 // first by the lift, which the share of candidates from others sets.

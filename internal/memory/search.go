@@ -106,6 +106,11 @@ type Options struct {
 	// query names ("last week", "in March"; see ParseTime); the words of a relative time
 	// ("last week") are not searched for.
 	SpanBoost float64
+	// SpanPool is how many keyword candidates a query naming a time ranks ("what did James
+	// do on 16 March?"); those beyond Pool are kept only when said in that time or the day
+	// after it ("yesterday I went bowling"), where a match of a name alone ("James"), too
+	// weak to make the first Pool, may be the answer. 0 or less than Pool: Pool.
+	SpanPool int
 	// ToldBoost multiplies by 1+ToldBoost the score of a message said outside the time the
 	// query names that tells of a time inside it: "yesterday I went bowling", said the day
 	// after the day asked about (see Searcher.boostTold).
@@ -148,7 +153,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
-		SpanBoost: 0.5, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -242,10 +247,11 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	cands, err := s.keyword(ctx, q, terms)
+	cands, err := s.keyword(ctx, q, terms, s.pool(tq.Span))
 	if err != nil {
 		return nil, err
 	}
+	cands = s.window(cands, tq.Span)
 	if s.vec != nil {
 		cands = s.fuseVectors(ctx, q, cands)
 	}
@@ -325,11 +331,33 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 	return span, nil
 }
 
-// keyword fetches the keyword candidates of terms and fuses them (with no vectors yet)
-// into normalised scores.
-func (s *Searcher) keyword(ctx context.Context, q Query, terms []string) ([]*candidate, error) {
+// pool is how many keyword candidates a query naming span ranks (see Options.SpanPool).
+func (s *Searcher) pool(span Span) int {
+	if span.IsZero() || s.opts.SpanPool <= s.opts.Pool {
+		return s.opts.Pool
+	}
+	return s.opts.SpanPool
+}
+
+// window keeps, of the candidates of a query naming span (best first) beyond the first
+// Pool, those said in the span or the day after it (see Options.SpanPool).
+func (s *Searcher) window(cands []*candidate, span Span) []*candidate {
+	if len(cands) <= s.opts.Pool {
+		return cands
+	}
+	if !span.To.IsZero() {
+		span.To = span.To.AddDate(0, 0, 1)
+	}
+	return slices.Concat(cands[:s.opts.Pool], slices.DeleteFunc(cands[s.opts.Pool:], func(c *candidate) bool {
+		return !span.Contains(c.msg.Time)
+	}))
+}
+
+// keyword fetches the best pool keyword candidates of terms and fuses them (with no
+// vectors yet) into normalised scores.
+func (s *Searcher) keyword(ctx context.Context, q Query, terms []string, pool int) ([]*candidate, error) {
 	hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender,
-		Terms: terms, ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: s.opts.Pool})
+		Terms: terms, ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: pool})
 	if err != nil {
 		return nil, fmt.Errorf("memory: searching history: %w", err)
 	}
