@@ -67,22 +67,21 @@ func Reach(c Conversation, q Question) float64 {
 		}
 		return out
 	}
-	asked := stems(q.Text)
-	text := make(map[mynah.MessageID]string, len(c.Turns))
-	for _, t := range c.Turns {
-		text[t.ID()] = t.Text
+	if len(q.Evidence) == 0 {
+		return 0
 	}
+	asked := stems(q.Text)
 	held := 0
-	for _, e := range q.Evidence {
-		for w := range stems(text[e]) {
+	for _, t := range c.Turns {
+		if !slices.Contains(q.Evidence, t.ID()) {
+			continue
+		}
+		for w := range stems(t.Text) {
 			if asked[w] {
 				held++
 				break
 			}
 		}
-	}
-	if len(q.Evidence) == 0 {
-		return 0
 	}
 	return float64(held) / float64(len(q.Evidence))
 }
