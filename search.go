@@ -2,6 +2,7 @@ package mynah
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -24,6 +25,29 @@ type SearchQuery struct {
 	// more); 0 ignores it.
 	PreviousWeight float64
 	Limit          int
+	// WithinLimit > 0 asks for the Limit best messages and, of the WithinLimit next best,
+	// those said between Since and Until (a zero bound is open; Until exclusive): what a
+	// question naming a time needs, whose answer may match only a name and sit behind
+	// many better matches said at other times. Hits come best first; every hit after the
+	// first Limit was said in that time.
+	WithinLimit  int
+	Since, Until time.Time
+}
+
+// Within reports whether t is between q.Since and q.Until.
+func (q SearchQuery) Within(t time.Time) bool {
+	return (q.Since.IsZero() || !t.Before(q.Since)) && (q.Until.IsZero() || t.Before(q.Until))
+}
+
+// KeepWithin returns hits (best first) with those after the first q.Limit that were not
+// said between q.Since and q.Until left out (see WithinLimit).
+func (q SearchQuery) KeepWithin(hits []SearchHit) []SearchHit {
+	if len(hits) <= q.Limit {
+		return hits
+	}
+	return append(hits[:q.Limit], slices.DeleteFunc(hits[q.Limit:], func(h SearchHit) bool {
+		return !q.Within(h.Message.Time)
+	})...)
 }
 
 // SearchHit is one keyword candidate: a stored message and its BM25 score.

@@ -293,7 +293,7 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 	if len(extra) == 0 {
 		return cands, nil
 	}
-	second, err := s.keyword(ctx, q, append(slices.Clone(terms), extra...), s.opts.Pool)
+	second, err := s.keyword(ctx, q, append(slices.Clone(terms), extra...), Span{})
 	if err != nil {
 		return nil, err
 	}

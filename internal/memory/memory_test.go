@@ -103,7 +103,7 @@ func (f *fakeHistory) SearchHistory(_ context.Context, q mynah.SearchQuery) ([]m
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b mynah.SearchHit) int { return cmpDesc(a.Score, b.Score) })
-	return hits[:min(len(hits), q.Limit)], nil
+	return q.KeepWithin(hits[:min(len(hits), q.Limit+q.WithinLimit)]), nil
 }
 
 func (f *fakeHistory) Around(_ context.Context, _ string, chat mynah.ChatID, id mynah.MessageID, before, after int) ([]mynah.Message, error) {

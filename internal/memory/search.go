@@ -247,11 +247,11 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	cands, err := s.keyword(ctx, q, terms, s.pool(tq.Span))
+	window := s.window(tq.Span)
+	cands, err := s.keyword(ctx, q, terms, window)
 	if err != nil {
 		return nil, err
 	}
-	cands = s.window(cands, tq.Span)
 	if s.vec != nil {
 		cands = s.fuseVectors(ctx, q, cands)
 	}
@@ -331,33 +331,28 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 	return span, nil
 }
 
-// pool is how many keyword candidates a query naming span ranks (see Options.SpanPool).
-func (s *Searcher) pool(span Span) int {
+// window is the time of which a query naming span ranks more keyword candidates: the
+// span and the day after it (see Options.SpanPool); zero when it ranks no more.
+func (s *Searcher) window(span Span) Span {
 	if span.IsZero() || s.opts.SpanPool <= s.opts.Pool {
-		return s.opts.Pool
-	}
-	return s.opts.SpanPool
-}
-
-// window keeps, of the candidates of a query naming span (best first) beyond the first
-// Pool, those said in the span or the day after it (see Options.SpanPool).
-func (s *Searcher) window(cands []*candidate, span Span) []*candidate {
-	if len(cands) <= s.opts.Pool {
-		return cands
+		return Span{}
 	}
 	if !span.To.IsZero() {
 		span.To = span.To.AddDate(0, 0, 1)
 	}
-	return slices.Concat(cands[:s.opts.Pool], slices.DeleteFunc(cands[s.opts.Pool:], func(c *candidate) bool {
-		return !span.Contains(c.msg.Time)
-	}))
+	return span
 }
 
-// keyword fetches the best pool keyword candidates of terms and fuses them (with no
-// vectors yet) into normalised scores.
-func (s *Searcher) keyword(ctx context.Context, q Query, terms []string, pool int) ([]*candidate, error) {
-	hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender,
-		Terms: terms, ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: pool})
+// keyword fetches the best Pool keyword candidates of terms, and with a window the best
+// SpanPool-Pool more said in it, and fuses them (with no vectors yet) into normalised
+// scores.
+func (s *Searcher) keyword(ctx context.Context, q Query, terms []string, window Span) ([]*candidate, error) {
+	sq := mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender,
+		Terms: terms, ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: s.opts.Pool}
+	if !window.IsZero() {
+		sq.WithinLimit, sq.Since, sq.Until = s.opts.SpanPool-s.opts.Pool, window.From, window.To
+	}
+	hits, err := s.store.SearchHistory(ctx, sq)
 	if err != nil {
 		return nil, fmt.Errorf("memory: searching history: %w", err)
 	}

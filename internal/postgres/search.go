@@ -248,14 +248,14 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	if len(scored) > q.Limit {
-		scored = scored[:q.Limit]
+	if limit := q.Limit + max(q.WithinLimit, 0); len(scored) > limit {
+		scored = scored[:limit]
 	}
 	hits, err := db.winners(ctx, q.Agent, scored)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	return hits, nil
+	return q.KeepWithin(hits), nil
 }
 
 // mergeScored returns the entries of a and b, each once, best first.

@@ -6,8 +6,10 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -23,15 +25,16 @@ const (
 const (
 	queryChatScope  = `SELECT scope FROM search_chats WHERE agent = ? AND chat_id = ?`
 	queryAgentScope = `SELECT agent_no FROM search_agents WHERE agent = ?`
-	// The inner query ranks inside the index alone and stops at the limit; only the
-	// winners are joined with their messages.
-	querySearch = `SELECT ` + messageColumns + `, h.score FROM (
-		SELECT rowid AS key, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search
-		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score DESC LIMIT +?) h
-		JOIN search_chats sc ON sc.scope = h.key >> 31
-		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = h.key & 2147483647
-		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id
-		ORDER BY h.score DESC`
+	// querySearch ranks inside the index alone and stops at the limit; only the winners
+	// of all of a search's queries are then read (queryMessagesByKey).
+	querySearch = `SELECT rowid, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search
+		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score DESC LIMIT +?`
+	// queryMessagesByKey reads the messages of index keys, given as a JSON array in key
+	// order: one statement for all of them, walking the messages in the order they are stored.
+	queryMessagesByKey = `SELECT ` + messageColumns + `, k.value FROM json_each(?) k
+		JOIN search_chats sc ON sc.scope = k.value >> 31
+		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = k.value & 2147483647
+		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id`
 	// With a sender the filter must come before the limit, so every match is joined: the
 	// scope is one person's words, used for what the agent knows about them.
 	querySearchSender = `SELECT ` + messageColumns + `, -bm25(message_search, 1.0, ?, ?) AS score
@@ -47,15 +50,15 @@ const (
 		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? LIMIT +?)`
 	// querySearchRecent ranks only the newest matches (FTS5 walks rowids backwards and
 	// stops at the inner limit), for queries made of common terms.
-	querySearchRecent = `SELECT ` + messageColumns + `, h.score FROM (
-		SELECT key, score FROM (
-			SELECT rowid AS key, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search
-			WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT +?)
-		ORDER BY score DESC LIMIT +?) h
-		JOIN search_chats sc ON sc.scope = h.key >> 31
-		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = h.key & 2147483647
-		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id
-		ORDER BY h.score DESC`
+	querySearchRecent = `SELECT key, score FROM (
+		SELECT rowid AS key, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search
+		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT +?)
+		ORDER BY score DESC LIMIT +?`
+	// queryIDAtOrAfter is the first message of a chat at or after an id: its id and time.
+	queryIDAtOrAfter = `SELECT message_id, time FROM messages
+		WHERE agent = ? AND chat_id = ? AND message_id >= ? ORDER BY message_id LIMIT 1`
+	queryIDRange = `SELECT coalesce((SELECT min(message_id) FROM messages WHERE agent = ?1 AND chat_id = ?2), 0),
+		coalesce((SELECT max(message_id) FROM messages WHERE agent = ?1 AND chat_id = ?2), -1)`
 	queryBefore = `SELECT ` + messageColumns + messageFrom +
 		`WHERE m.agent = ? AND m.chat_id = ? AND m.message_id < ? ORDER BY m.message_id DESC LIMIT +?`
 	queryFrom = `SELECT ` + messageColumns + messageFrom +
@@ -104,38 +107,241 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if len(rare) > 0 {
 		match = matchExpr(rare, cols)
 	}
-	var hits []mynah.SearchHit
 	w := []any{q.ContextWeight, q.PreviousWeight}
+	if q.Sender != 0 {
+		hits, err := db.searchSender(ctx, q, w, match, rare, common, cols, lo, hi)
+		if err != nil {
+			return nil, fail(ctx, err, "search history of %s", q.Agent)
+		}
+		return hits, nil
+	}
+	keys, err := db.rankKeys(ctx, w, rare, common, cols, match, lo, hi, q.Limit+max(q.WithinLimit, 0))
+	if err == nil && len(keys) > q.Limit && q.Chat != 0 {
+		keys, err = db.keepWithin(ctx, q, keys)
+	}
+	var hits []mynah.SearchHit
+	if err == nil {
+		hits, err = db.messagesByKey(ctx, q.Agent, keys)
+	}
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	return q.KeepWithin(hits), nil
+}
+
+// rankKeys returns the limit best index keys in [lo, hi] for terms split by count, with
+// their scores, best first.
+func (db *DB) rankKeys(ctx context.Context, w []any, rare, common, cols []string, match string, lo, hi int64, limit int) ([]scoredKey, error) {
+	r := ranking{}
+	var err error
 	switch {
 	case len(rare) > 0:
 		// The messages with a rare term, then those where a common term meets a rare one,
 		// scored by all of them: together, the best by BM25 over every term but the very
 		// common ones, of the messages with a rare term.
-		st, tail := db.stmts.search, []any{q.Limit}
-		if q.Sender != 0 {
-			st, tail = db.stmts.searchSender, []any{int64(q.Sender), q.Limit}
-		}
-		hits, err = db.searchRows(ctx, q.Agent, st, nil, append(append(w, match, lo, hi), tail...)...)
+		err = r.add(ctx, db.stmts.search, append(w, match, lo, hi, limit)...)
 		if err == nil && len(common) > 0 {
 			both := "(" + match + ") AND (" + matchExpr(common, cols) + ")"
-			hits, err = db.searchRows(ctx, q.Agent, st, hits, append(append(w, both, lo, hi), tail...)...)
+			err = r.add(ctx, db.stmts.search, append(w, both, lo, hi, limit)...)
 		}
-	case q.Sender != 0:
-		hits, err = db.searchRows(ctx, q.Agent, db.stmts.searchSender, nil, append(w, match, lo, hi, int64(q.Sender), q.Limit)...)
 	default:
-		hits, err = db.searchRows(ctx, q.Agent, db.stmts.searchRecent, nil, append(w, match, lo, hi, recentMatches, q.Limit)...)
+		// The newest matches of the common terms (of all when none is common), and the
+		// newest where the least common term meets another: a very common term's IDF
+		// would cost FTS5's bm25 a walk of its whole doclist for a small weight.
+		if len(common) > 0 {
+			match = matchExpr(common, cols)
+		}
+		err = r.add(ctx, db.stmts.searchRecent, append(w, match, lo, hi, recentMatches, limit)...)
 		if err == nil && len(common) > 1 {
-			// The newest messages where the least common term meets another.
 			both := "(" + matchExpr(common[:1], cols) + ") AND (" + matchExpr(common[1:], cols) + ")"
-			hits, err = db.searchRows(ctx, q.Agent, db.stmts.searchRecent, hits, append(w, both, lo, hi, recentMatches, q.Limit)...)
+			err = r.add(ctx, db.stmts.searchRecent, append(w, both, lo, hi, recentMatches, limit)...)
 		}
 	}
 	if err != nil {
-		return nil, fail(ctx, err, "search history of %s", q.Agent)
+		return nil, err
+	}
+	return r.best(limit), nil
+}
+
+// keepWithin keeps, of keys beyond the first q.Limit, those of messages said between
+// q.Since and q.Until, before their messages are read: in a chat, its messages of a time
+// are a range of message ids (ids grow with time), so a range of the index's keys. (Where
+// ids do not grow with time, as when chats of different times were imported into one,
+// some are missed; those kept but not of the time are left out once read.) Across an
+// agent's chats they are not one range, and every key is read.
+func (db *DB) keepWithin(ctx context.Context, q mynah.SearchQuery, keys []scoredKey) ([]scoredKey, error) {
+	first, last, ok, err := db.idsBetween(ctx, q.Agent, q.Chat, q.Since, q.Until)
+	if err != nil {
+		return nil, err
+	}
+	return append(keys[:q.Limit], slices.DeleteFunc(keys[q.Limit:], func(k scoredKey) bool {
+		id := k.key & (1<<messageBits - 1)
+		return !ok || id < first || id > last
+	})...), nil
+}
+
+// idsBetween returns the range of message ids first..last of agent's chat that holds the
+// messages said between since and until (zero: open; until exclusive) and no others, found
+// by binary search over the ids: a chat's ids grow with time. ok is false when no message
+// of the chat was said then.
+func (db *DB) idsBetween(ctx context.Context, agent string, chat mynah.ChatID, since, until time.Time) (first, last int64, ok bool, err error) {
+	// at returns the first message at or after id: its id and time; ok false past the end.
+	at := func(id int64) (int64, time.Time, bool, error) {
+		var got, ms int64
+		err := db.stmts.idAtOrAfter.QueryRowContext(ctx, agent, int64(chat), id).Scan(&got, &ms)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, time.Time{}, false, nil
+		}
+		return got, time.UnixMilli(ms), err == nil, err
+	}
+	var lowest, highest int64
+	if err := db.stmts.idRange.QueryRowContext(ctx, agent, int64(chat)).Scan(&lowest, &highest); err != nil {
+		return 0, 0, false, err
+	}
+	// firstFrom is the first id said at or after t, or highest+1 when none.
+	firstFrom := func(t time.Time) (int64, error) {
+		lo, hi := lowest, highest+1
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			id, said, found, err := at(mid)
+			switch {
+			case err != nil:
+				return 0, err
+			case found && said.Before(t):
+				lo = id + 1
+			default:
+				hi = mid
+			}
+		}
+		return lo, nil
+	}
+	first, last = lowest, highest
+	if !since.IsZero() {
+		if first, err = firstFrom(since); err != nil {
+			return 0, 0, false, err
+		}
+	}
+	if !until.IsZero() {
+		next, err := firstFrom(until)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		last = next - 1
+	}
+	return first, last, first <= last, nil
+}
+
+// searchSender is SearchHistory's search of one sender's messages: the filter comes
+// before the limit, so every match is read with its message (and WithinLimit's time is
+// checked once read).
+func (db *DB) searchSender(ctx context.Context, q mynah.SearchQuery, w []any, match string, rare, common, cols []string, lo, hi int64) ([]mynah.SearchHit, error) {
+	st, sender, limit := db.stmts.searchSender, int64(q.Sender), q.Limit+max(q.WithinLimit, 0)
+	hits, err := db.searchRows(ctx, q.Agent, st, nil, append(w, match, lo, hi, sender, limit)...)
+	if err == nil && len(rare) > 0 && len(common) > 0 {
+		both := "(" + match + ") AND (" + matchExpr(common, cols) + ")"
+		hits, err = db.searchRows(ctx, q.Agent, st, hits, append(w, both, lo, hi, sender, limit)...)
+	}
+	if err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(hits, func(a, b mynah.SearchHit) int { return cmp.Compare(b.Score, a.Score) })
-	return hits[:min(len(hits), q.Limit)], nil
+	return q.KeepWithin(hits[:min(len(hits), limit)]), nil
 }
+
+// ranking collects the index keys that a search's queries score, each with the highest
+// of its scores.
+type ranking map[int64]float64
+
+// add runs st, a query of keys and scores, with args.
+func (r ranking) add(ctx context.Context, st *stmt, args ...any) error {
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key int64
+		var score float64
+		if err := rows.Scan(&key, &score); err != nil {
+			return err
+		}
+		if score > 0 { // not a match only in a column weighted 0
+			r[key] = max(r[key], score)
+		}
+	}
+	return rows.Err()
+}
+
+// best returns the n best-scoring keys, best first (by key on equal scores).
+func (r ranking) best(n int) []scoredKey {
+	out := make([]scoredKey, 0, len(r))
+	for k, s := range r {
+		out = append(out, scoredKey{k, s})
+	}
+	slices.SortFunc(out, func(a, b scoredKey) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.key, b.key))
+	})
+	return out[:min(n, len(out))]
+}
+
+type scoredKey struct {
+	key   int64
+	score float64
+}
+
+// messagesByKey reads the messages of keys, in one statement, and returns them as hits
+// in the order of keys. A key whose message is gone is left out.
+func (db *DB) messagesByKey(ctx context.Context, agent string, keys []scoredKey) ([]mynah.SearchHit, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	sorted := make([]int64, len(keys))
+	for i, k := range keys {
+		sorted[i] = k.key
+	}
+	slices.Sort(sorted)
+	var arr strings.Builder
+	arr.WriteByte('[')
+	for i, k := range sorted {
+		if i > 0 {
+			arr.WriteByte(',')
+		}
+		arr.WriteString(strconv.FormatInt(k, 10))
+	}
+	arr.WriteByte(']')
+	rows, err := db.stmts.messagesByKey.QueryContext(ctx, arr.String())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byKey := make(map[int64]mynah.Message, len(keys))
+	for rows.Next() {
+		var key int64
+		m, err := scanMessage(agent, keyScanner{rows, &key})
+		if err != nil {
+			return nil, err
+		}
+		byKey[key] = m
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	hits := make([]mynah.SearchHit, 0, len(keys))
+	for _, k := range keys {
+		if m, ok := byKey[k.key]; ok {
+			hits = append(hits, mynah.SearchHit{Message: m, Score: k.score})
+		}
+	}
+	return hits, nil
+}
+
+// keyScanner scans a message row followed by its index key.
+type keyScanner struct {
+	rows *sql.Rows
+	key  *int64
+}
+
+func (s keyScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.key)...) }
 
 // searchRows runs a search statement with args and adds its hits to hits: a message
 // already there keeps the higher of its scores.

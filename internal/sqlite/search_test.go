@@ -71,3 +71,53 @@ func TestSearchAfterLargeCatchUp(t *testing.T) {
 		}
 	}
 }
+
+// idsBetween bounds a time's message ids in a chat whose ids are sparse: every bound,
+// open sides, times between messages, and times before, after and between all of them.
+func TestIDsBetween(t *testing.T) {
+	db := openTemp(t)
+	chat := mynah.Chat{ID: -1002, Type: mynah.ChatSupergroup, Title: "sparse"}
+	t0 := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	hour := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
+	var msgs []mynah.Message
+	ids := []int64{3, 4, 10, 11, 57, 1000, 1001, 5000} // said at hours 0, 2, 4, ...
+	for i, id := range ids {
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(id), Time: hour(2 * i), Sender: mynah.User{ID: 1, FirstName: "A"}, Text: "hi"})
+	}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		since, until time.Time
+		first, last  int64
+		ok           bool
+	}{
+		{hour(0), hour(1), 3, 3, true},
+		{hour(1), hour(3), 4, 4, true},
+		{hour(2), hour(8), 4, 11, true},
+		{hour(3), hour(4), 0, 0, false},
+		{hour(8), time.Time{}, 57, 5000, true},
+		{time.Time{}, hour(5), 3, 10, true},
+		{time.Time{}, time.Time{}, 3, 5000, true},
+		{hour(14), hour(15), 5000, 5000, true},
+		{hour(15), hour(99), 0, 0, false},
+		{hour(-9), hour(0), 0, 0, false},
+	} {
+		first, last, ok, err := db.idsBetween(t.Context(), "a", chat.ID, c.since, c.until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in []int64 // the chat's ids in first..last
+		for _, id := range ids {
+			if ok && id >= first && id <= last {
+				in = append(in, id)
+			}
+		}
+		if ok != c.ok || ok && (in[0] != c.first || in[len(in)-1] != c.last) {
+			t.Errorf("ids between %v and %v = %d..%d (%v): messages %v, want %d..%d (%v)", c.since, c.until, first, last, ok, in, c.first, c.last, c.ok)
+		}
+	}
+	if _, _, ok, err := db.idsBetween(t.Context(), "a", -1003, hour(0), hour(99)); ok || err != nil {
+		t.Errorf("ids between in a chat with no messages: ok %v, %v; want none", ok, err)
+	}
+}

@@ -40,7 +40,7 @@ type stmts struct {
 	chat, session, blocked, promptForReply                      *stmt
 	approved, pairings, chatMode                                *stmt
 	chatScope, agentScope, search, searchSender, before, from   *stmt
-	probe, searchRecent                                         *stmt
+	probe, searchRecent, messagesByKey, idAtOrAfter, idRange    *stmt
 	dueAt, indexedThrough, lastRowid                            *stmt
 	countFacts, listFacts, factsOf                              *stmt
 	// Summaries (summaries.go).
@@ -148,6 +148,9 @@ func newStmts(write, read *sql.DB) *stmts {
 		{&s.from, read, queryFrom},
 		{&s.probe, read, queryProbe},
 		{&s.searchRecent, read, querySearchRecent},
+		{&s.messagesByKey, read, queryMessagesByKey},
+		{&s.idAtOrAfter, read, queryIDAtOrAfter},
+		{&s.idRange, read, queryIDRange},
 		{&s.dueAt, read, queryDueAt},
 		{&s.indexedThrough, read, queryIndexedThrough},
 		{&s.lastRowid, read, queryLastRowid},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -329,6 +330,55 @@ func testSearchCommonTerms(t *testing.T, b Backend) {
 		q.Terms = []string{"alpha", "beta"}
 		if got := search(t, s, q); len(got) != 5 || got[0] != both {
 			t.Errorf("chat %d, sender %d: search for alpha beta = %v, want %d first: the one message with both common words", q.Chat, q.Sender, got, both)
+		}
+	}
+}
+
+// testSearchWithin: a search asking for the messages of a time among its next best finds
+// those said then, however weak their match, and no others beyond its limit, in a chat,
+// for one sender and across the agent's chats; not those beyond the next best.
+func testSearchWithin(t *testing.T, b Backend) {
+	s := b.Open(t)
+	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
+	var msgs []mynah.Message
+	for d := 1; d <= 20; d++ {
+		text := "the lake was calm"
+		if d <= 10 { // a weaker match: the word in a longer message
+			text = "we walked for hours past the old farm, the forest and the bridge before we reached the lake at last"
+		}
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(d), Sender: alice, Time: day(d), Text: text})
+	}
+	importMessages(t, s, agentA, group, msgs...)
+	for _, q := range []mynah.SearchQuery{{Chat: group.ID}, {Chat: group.ID, Sender: alice.ID}, {}} {
+		q.Agent, q.Terms, q.Limit = agentA, []string{"lake"}, 5
+		got := search(t, s, q)
+		if len(got) != 5 || slices.ContainsFunc(got, func(id mynah.MessageID) bool { return id <= 10 }) {
+			t.Fatalf("chat %d, sender %d: search for lake = %v, want 5 of the short messages 11-20", q.Chat, q.Sender, got)
+		}
+		best := got
+		q.WithinLimit, q.Since, q.Until = 15, day(3), day(5)
+		got = search(t, s, q)
+		if !slices.Equal(got[:min(5, len(got))], best) || !slices.Equal(sorted(got[5:]), []mynah.MessageID{3, 4}) {
+			t.Errorf("chat %d, sender %d: search for lake, the next 15 within days 3-4 = %v, want %v, then 3 and 4", q.Chat, q.Sender, got, best)
+		}
+		q.Since, q.Until = day(8), time.Time{}
+		got = search(t, s, q)
+		want := []mynah.MessageID{8, 9, 10}
+		for d := mynah.MessageID(11); d <= 20; d++ {
+			if !slices.Contains(best, d) {
+				want = append(want, d)
+			}
+		}
+		if !slices.Equal(sorted(got[5:]), want) {
+			t.Errorf("chat %d, sender %d: search for lake, the next 15 since day 8 = %v, want %v, then %v", q.Chat, q.Sender, got, best, want)
+		}
+		q.WithinLimit, q.Since, q.Until = 3, day(3), day(5)
+		if got := search(t, s, q); !slices.Equal(got, best) {
+			t.Errorf("chat %d, sender %d: search for lake, the next 3 within days 3-4 = %v, want %v only: the next 3 are other days'", q.Chat, q.Sender, got, best)
+		}
+		q.WithinLimit, q.Since, q.Until = 15, day(30), day(40)
+		if got := search(t, s, q); !slices.Equal(got, best) {
+			t.Errorf("chat %d, sender %d: search for lake within days 30-39 = %v, want %v only", q.Chat, q.Sender, got, best)
 		}
 	}
 }

@@ -153,6 +153,7 @@ func Run(t *testing.T, b Backend) {
 			{"SearchContextColumn", testSearchContext},
 			{"SearchBigChat", testSearchBigChat},
 			{"SearchCommonTerms", testSearchCommonTerms},
+			{"SearchWithin", testSearchWithin},
 			{"Around", testAround},
 		}},
 		{"HistoryImport", []test{
