@@ -32,6 +32,11 @@ type SearchQuery struct {
 	// first Limit was said in that time.
 	WithinLimit  int
 	Since, Until time.Time
+	// Typos lets a word that matches nothing in the scope stand for the word one edit from
+	// it with the most matches there ("passprot": passport), for a search someone typed.
+	// It costs a few milliseconds per such word, so the searches made for every message
+	// (recall) go without it. A backend may not correct words.
+	Typos bool
 }
 
 // Within reports whether t is between q.Since and q.Until.

@@ -114,7 +114,7 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w io.W
 	if err != nil {
 		return err
 	}
-	res, err := mem.SearchMany(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), K: f.K, Now: at}, f.Queries)
+	res, err := mem.SearchMany(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), K: f.K, Now: at, Typos: true}, f.Queries)
 	if err != nil {
 		return err
 	}

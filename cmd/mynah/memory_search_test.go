@@ -10,7 +10,7 @@ import (
 
 // TestMemorySearchCLI: `mynah memory search` takes several --query at once and merges
 // their results, reads a time in the query at --at ("last week" is the week before it),
-// and says when each hit was said.
+// says when each hit was said, and finds a mistyped word's messages.
 func TestMemorySearchCLI(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	path := filepath.Join(t.TempDir(), "chat.jsonl")
@@ -55,6 +55,11 @@ func TestMemorySearchCLI(t *testing.T) {
 		if !strings.Contains(out, c.first) || !strings.Contains(out, c.said) {
 			t.Errorf("%q found:\n%s\nwant message %s, said %s", c.query, out, c.first, c.said)
 		}
+	}
+	// A mistyped word finds the word the chat has one edit from it.
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "the dnetist", "-k", "2")
+	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {
+		t.Errorf("a search for the dnetist found:\n%s\nwant the dentist's messages 4 and 5", out)
 	}
 	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir, "-q", "x", "--at", "next tuesday"); code == 0 || !strings.Contains(out, "--at") {
 		t.Errorf("a bad --at: exit %d\n%s", code, out)

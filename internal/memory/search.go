@@ -56,6 +56,9 @@ type Query struct {
 	// AllNotes searches every note, whatever chat it belongs to and unscoped ones too:
 	// the operator's search, never one whose results a chat sees.
 	AllNotes bool
+	// Typos corrects a mistyped word of Text (see mynah.SearchQuery.Typos): for searches
+	// someone asked for, not the recall made for every message.
+	Typos bool
 }
 
 // History is the store the searcher reads: the history index and message neighbours.
@@ -347,8 +350,8 @@ func (s *Searcher) window(span Span) Span {
 // SpanPool-Pool more said in it, and fuses them (with no vectors yet) into normalised
 // scores.
 func (s *Searcher) keyword(ctx context.Context, q Query, terms []string, window Span) ([]*candidate, error) {
-	sq := mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender,
-		Terms: terms, ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: s.opts.Pool}
+	sq := mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Typos: q.Typos,
+		ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: s.opts.Pool}
 	if !window.IsZero() {
 		sq.WithinLimit, sq.Since, sq.Until = s.opts.SpanPool-s.opts.Pool, window.From, window.To
 	}

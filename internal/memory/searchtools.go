@@ -57,7 +57,7 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	if err := json.Unmarshal(c.Args, &args); err != nil {
 		return "", fmt.Errorf("arguments are not {\"query\": string, \"queries\": [string], \"k\": integer, \"about\": string}: %v", err)
 	}
-	q := Query{Agent: c.Agent, Chat: c.Chat.ID, Now: c.Now}
+	q := Query{Agent: c.Agent, Chat: c.Chat.ID, Now: c.Now, Typos: true}
 	switch args.About {
 	case "", "chat":
 	case "user":

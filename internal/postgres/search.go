@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/stem"
 	"github.com/mynah-ai/mynah/internal/storecodec"
 )
 
@@ -212,8 +213,14 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	}
 	sc := searchScope{agent: q.Agent, chat: q.Chat, sender: q.Sender}
 	counts, err := db.probe(ctx, sc, terms, parts)
+	if err == nil && q.Typos && !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
+		terms, counts, err = db.correct(ctx, sc, q.Terms, parts)
+	}
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
+	if len(terms) == 0 {
+		return nil, nil
 	}
 	var rare, common []queryTerm
 	var rareCounts, commonCounts []int64
@@ -306,6 +313,32 @@ func (s searchScope) exact(next int) (string, []any) {
 		cond += fmt.Sprintf(" AND chat_id = $%d", next+len(args)-1)
 	}
 	return cond, args
+}
+
+// correct returns, for a search whose words match nothing, the corrections of the words
+// stem.Typos picks: of each, the word one edit away (stem.Edits) with the most matches in
+// the scope, all of a word's edits counted in one query; and their counts. A word with
+// no such edit is left out (it matched nothing).
+func (db *DB) correct(ctx context.Context, sc searchScope, words, parts []string) ([]queryTerm, []int64, error) {
+	var terms []queryTerm
+	var counts []int64
+	for _, i := range stem.Typos(words) {
+		edits := queryTerms(stem.Edits(words[i]))
+		n, err := db.probe(ctx, sc, edits, parts)
+		if err != nil {
+			return nil, nil, err
+		}
+		best := -1
+		for j, c := range n {
+			if c > 0 && (best < 0 || c > n[best]) {
+				best = j
+			}
+		}
+		if best >= 0 {
+			terms, counts = append(terms, edits[best]), append(counts, n[best])
+		}
+	}
+	return terms, counts, nil
 }
 
 // probe counts each term's matches in the scope, up to veryCommonTerm: it tells a

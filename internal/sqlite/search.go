@@ -100,7 +100,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	rare, common, err := db.termsByCount(ctx, q.Terms, cols, lo, hi, mark)
+	rare, common, err := db.termsByCount(ctx, q.Terms, cols, lo, hi, mark, q.Typos)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -401,32 +401,50 @@ const (
 // narrowing the query to it would find nothing ("Havells grooming kit" with no "grooming"
 // anywhere). Each probe stops at veryCommonTerm matches, so it costs at most that; its
 // count is remembered (see termCounts) while it still decides the same, so a chat's
-// usual words are probed once.
-func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64) (rare, common []string, err error) {
-	var counts []int
-	for _, t := range terms {
-		m := matchExpr([]string{t}, cols)
-		if m == "" {
-			continue
+// usual words are probed once. With typos, when no term matches anything, the longest
+// are replaced by their corrections (see correctAll).
+func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64, typos bool) (rare, common []string, err error) {
+	counts := make([]int, len(terms))
+	for i, t := range terms {
+		if counts[i], err = db.count(ctx, t, cols, lo, hi, mark); err != nil {
+			return nil, nil, err
 		}
-		key := termKey{lo: lo, hi: hi, match: m}
-		n, ok := db.terms.get(key, mark)
-		if !ok {
-			if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, veryCommonTerm).Scan(&n); err != nil {
-				return nil, nil, err
-			}
-			db.terms.put(key, n, mark)
+	}
+	if typos && !slices.ContainsFunc(counts, func(n int) bool { return n > 0 }) {
+		if terms, counts, err = db.correctAll(ctx, terms, cols, lo, hi, mark); err != nil {
+			return nil, nil, err
 		}
-		switch {
+	}
+	var commonCounts []int
+	for i, t := range terms {
+		switch n := counts[i]; {
 		case n == 0 || n >= veryCommonTerm:
 		case n < commonTerm:
 			rare = append(rare, t)
 		default:
-			i, _ := slices.BinarySearch(counts, n)
-			counts, common = slices.Insert(counts, i, n), slices.Insert(common, i, t)
+			j, _ := slices.BinarySearch(commonCounts, n)
+			commonCounts, common = slices.Insert(commonCounts, j, n), slices.Insert(common, j, t)
 		}
 	}
 	return rare, common, nil
+}
+
+// count returns how many matches term has in cols of the scope, up to veryCommonTerm:
+// probed, or remembered from an earlier probe (see termCounts).
+func (db *DB) count(ctx context.Context, term string, cols []string, lo, hi, mark int64) (int, error) {
+	m := matchExpr([]string{term}, cols)
+	if m == "" {
+		return 0, nil
+	}
+	key := termKey{lo: lo, hi: hi, match: m}
+	n, ok := db.terms.get(key, mark)
+	if !ok {
+		if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, veryCommonTerm).Scan(&n); err != nil {
+			return 0, err
+		}
+		db.terms.put(key, n, mark)
+	}
+	return n, nil
 }
 
 // termKey is a term's probe: its match expression in a scope.

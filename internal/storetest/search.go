@@ -382,3 +382,58 @@ func testSearchWithin(t *testing.T, b Backend) {
 		}
 	}
 }
+
+// testSearchTypos: a typed search (Typos) whose words match nothing reads a mistyped word
+// as the word one edit from it with the most matches in the chat, and only in the chat:
+// another chat's words never stand in for it; short words stay as they are, and so does
+// every word of a search where one word matches; a search without Typos corrects nothing.
+func testSearchTypos(t *testing.T, b Backend) {
+	s := b.Open(t)
+	zoo := mynah.Chat{ID: -100999, Type: mynah.ChatSupergroup, Title: "zoo"}
+	texts := []string{
+		"don't forget your passport at the airport",
+		"the passport photos are ready",
+		"we saw the sunrise over the lake",
+		"Andrew booked the hotel",
+		"кошка спала на диване весь день",
+		"the cat sat on the mat",
+	}
+	for _, c := range []mynah.Chat{group, zoo} {
+		var msgs []mynah.Message
+		for i, text := range texts {
+			if c.ID == zoo.ID {
+				text = "a unicorn at the zoo: " + text
+			}
+			msgs = append(msgs, mynah.Message{ID: mynah.MessageID(i + 1), Sender: alice, Time: at(i), Text: text})
+		}
+		importMessages(t, s, agentA, c, msgs...)
+	}
+	for _, c := range []struct {
+		terms       []string
+		typos, want []mynah.MessageID // with and without Typos
+	}{
+		{[]string{"passprot"}, []mynah.MessageID{1, 2}, nil},                         // swapped
+		{[]string{"pasport"}, []mynah.MessageID{1, 2}, nil},                          // left out
+		{[]string{"sunrisse"}, []mynah.MessageID{3}, nil},                            // added
+		{[]string{"andew", "hotal"}, []mynah.MessageID{4}, nil},                      // left out, changed
+		{[]string{"дмване"}, []mynah.MessageID{5}, nil},                              // Cyrillic, changed
+		{[]string{"unicron"}, nil, nil},                                              // only another chat's word
+		{[]string{"cst"}, nil, nil},                                                  // too short to correct
+		{[]string{"xqzvwk"}, nil, nil},                                               // nothing near
+		{[]string{"photos", "passprot"}, []mynah.MessageID{2}, []mynah.MessageID{2}}, // one matches
+	} {
+		for _, typos := range []bool{true, false} {
+			want := c.want
+			if typos {
+				want = c.typos
+			}
+			got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: group.ID, Terms: c.terms, Typos: typos})
+			if !slices.Equal(sorted(got), want) {
+				t.Errorf("search for %q (typos %v) = %v, want %v", c.terms, typos, got, want)
+			}
+		}
+	}
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: zoo.ID, Terms: []string{"unicron"}, Typos: true}); len(got) != len(texts) {
+		t.Errorf("search for unicron in the chat that says unicorn = %v, want all %d", got, len(texts))
+	}
+}
