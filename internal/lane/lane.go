@@ -78,9 +78,12 @@ func (l *lane) run(ctx context.Context) laneResult {
 			planned, err = l.r.handle(tctx, turn)
 		}
 		if by, replaced := l.rep.close(); replaced {
-			l.replaced(ctx, turn, by, &res)
+			l.replaced(ctx, turn, by, usageOf(err), &res)
 			return res
 		}
+	}
+	if err != nil {
+		l.r.recordUsage(ctx, usageOf(err)) // calls made before the turn stopped
 	}
 	var later retryLater
 	switch {
@@ -104,9 +107,17 @@ func (l *lane) run(ctx context.Context) laneResult {
 }
 
 // replaced finishes turn, which the newer turn by replaced before anything of its answer
-// showed, without a reply: by answers with it in view (supersede.go).
-func (l *lane) replaced(ctx context.Context, turn, by mynah.Turn, res *laneResult) {
-	if _, err := l.r.store.FinishTurn(ctx, turn.ID, nil); err != nil {
+// showed, without a reply (by answers with it in view: supersede.go), recording the usage
+// of the model calls it made.
+func (l *lane) replaced(ctx context.Context, turn, by mynah.Turn, usage []mynah.Usage, res *laneResult) {
+	var err error
+	if f, ok := l.r.store.(finisher); ok {
+		_, err = f.FinishTurnWith(ctx, turn.ID, mynah.TurnOutcome{Usage: usage})
+	} else {
+		l.r.recordUsage(ctx, usage)
+		_, err = l.r.store.FinishTurn(ctx, turn.ID, nil)
+	}
+	if err != nil {
 		wait := l.r.storeFailed(turn.ID)
 		l.r.log.Error("finishing a replaced turn", "chat", l.key.chat, "turn", turn.ID, "retry_in", wait, "err", err)
 		res.retry = l.r.opts.Now().Add(wait)

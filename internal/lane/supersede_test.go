@@ -2,6 +2,7 @@ package lane_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -52,14 +53,14 @@ func (m *gateModel) Stream(ctx context.Context, req llm.Request, onText func(str
 	n := len(m.calls)
 	m.mu.Unlock()
 	if last := req.Turns[len(req.Turns)-1]; m.tool != "" && last.Role != llm.ToolRole {
-		return &llm.Response{ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", n), Name: m.tool, Arguments: json.RawMessage(`{}`)}}}, nil
+		return &llm.Response{ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", n), Name: m.tool, Arguments: json.RawMessage(`{}`)}}, Usage: gateUsage}, nil
 	}
 	if m.partial != "" && onText != nil {
 		onText(m.partial)
 	}
 	select {
 	case <-m.release:
-		return &llm.Response{Text: fmt.Sprintf("reply %d", n)}, nil
+		return &llm.Response{Text: fmt.Sprintf("reply %d", n), Usage: gateUsage}, nil
 	case <-ctx.Done():
 		m.mu.Lock()
 		m.calls[n-1].cancelled = true
@@ -67,6 +68,9 @@ func (m *gateModel) Stream(ctx context.Context, req llm.Request, onText func(str
 		return nil, ctx.Err()
 	}
 }
+
+// gateUsage is what each answered call of a gateModel uses.
+var gateUsage = llm.Usage{InputTokens: 100, OutputTokens: 7}
 
 func (m *gateModel) Calls() []gateCall {
 	m.mu.Lock()
@@ -93,6 +97,7 @@ func (d *draftTelegram) Draft(_ context.Context, _ mynah.ChatID, _ int64, _ int,
 type supersedeRig struct {
 	t      *testing.T
 	db     *sqlite.DB
+	path   string
 	r      *lane.Runner
 	model  *gateModel
 	tg     *fakeTelegram
@@ -101,7 +106,8 @@ type supersedeRig struct {
 }
 
 func newSupersedeRig(t *testing.T, model *gateModel, tg lane.Telegram, stream bool, tools ...tool.Tool) *supersedeRig {
-	db, err := sqlite.Open(t.Context(), t.TempDir()+"/s.db")
+	path := t.TempDir() + "/s.db"
+	db, err := sqlite.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +119,7 @@ func newSupersedeRig(t *testing.T, model *gateModel, tg lane.Telegram, stream bo
 	}
 	r := lane.New(lane.Agent{Name: "Mynah", Bot: bot, Model: model, ModelName: "fake/m", ModelID: "m", Prompt: asm, Stream: stream, Tools: reg},
 		db, tg, lane.Options{})
-	rig := &supersedeRig{t: t, db: db, r: r, model: model}
+	rig := &supersedeRig{t: t, db: db, path: path, r: r, model: model}
 	switch tg := tg.(type) {
 	case *fakeTelegram:
 		rig.tg = tg
@@ -130,6 +136,20 @@ func newSupersedeRig(t *testing.T, model *gateModel, tg lane.Telegram, stream bo
 		}
 	}
 	return rig
+}
+
+// usage returns how many model calls the store recorded usage of, and their input tokens.
+func (s *supersedeRig) usage() (calls, input int) {
+	s.t.Helper()
+	db, err := sql.Open("sqlite", s.path)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.QueryRow(`SELECT count(*), coalesce(sum(input_tokens), 0) FROM usage`).Scan(&calls, &input); err != nil {
+		s.t.Fatal(err)
+	}
+	return calls, input
 }
 
 // send stores a message of sender in chat and queues its turn, as ingest does.
@@ -429,6 +449,11 @@ func TestReadOnlyToolKeepsTurnReplaceable(t *testing.T) {
 		}
 		if n := s.pending(); n != 0 {
 			t.Errorf("%d turns still pending, want both finished", n)
+		}
+		// The replaced turn's first call was answered and paid for: its usage is recorded
+		// with the answering turn's two (the cancelled call reported none).
+		if n, in := s.usage(); n != 3 || in != 3*gateUsage.InputTokens {
+			t.Errorf("usage of %d calls, %d input tokens recorded; want 3 calls, %d tokens", n, in, 3*gateUsage.InputTokens)
 		}
 	})
 }

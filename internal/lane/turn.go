@@ -35,7 +35,7 @@ type finisher interface {
 func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, error) {
 	o, kept := r.keptAnswer(t.ID)
 	if kept && !shown(ctx) {
-		return nil, errSuperseded
+		return nil, unanswered{errSuperseded, o.Usage}
 	}
 	if !kept {
 		steps := []step{{kind: mynah.TaskSend, text: t.Static}}
@@ -60,10 +60,11 @@ func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, err
 				steps, err = r.answer(ctx, &t, &o)
 			}
 			if err != nil {
-				return nil, err
+				return nil, unanswered{err, o.Usage}
 			}
 			if !shown(ctx) {
-				return nil, errSuperseded // the answer came, but a newer message replaced it first
+				// the answer came, but a newer message replaced it first
+				return nil, unanswered{errSuperseded, o.Usage}
 			}
 		}
 		o.Parts = r.parts(t, steps)
@@ -79,6 +80,37 @@ func (r *Runner) handle(ctx context.Context, t mynah.Turn) ([]mynah.OutPart, err
 	}
 	r.forget(t.ID)
 	return planned, nil
+}
+
+// unanswered ends a turn whose answer was not stored — a newer message replaced it, the
+// model call was cancelled or failed — with the usage of the model calls it made before:
+// paid for, so recorded all the same (see lane.replaced and lane.run).
+type unanswered struct {
+	err   error
+	usage []mynah.Usage
+}
+
+func (e unanswered) Error() string { return e.err.Error() }
+func (e unanswered) Unwrap() error { return e.err }
+
+// usageOf returns the usage an unanswered turn's err carries.
+func usageOf(err error) []mynah.Usage {
+	if u, ok := errors.AsType[unanswered](err); ok {
+		return u.usage
+	}
+	return nil
+}
+
+// recordUsage records usage apart from any turn, even as ctx ends (shutdown): the calls
+// were paid for.
+func (r *Runner) recordUsage(ctx context.Context, usage []mynah.Usage) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	for _, u := range usage {
+		if err := r.store.RecordUsage(ctx, u); err != nil {
+			r.log.Error("recording usage", "err", err)
+		}
+	}
 }
 
 // finishApart finishes t on a store without FinishTurnWith: the usage and the prompt
