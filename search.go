@@ -32,10 +32,10 @@ type SearchQuery struct {
 	// first Limit was said in that time.
 	WithinLimit  int
 	Since, Until time.Time
-	// Typos lets a word that matches nothing in the scope stand for the word one edit from
-	// it with the most matches there ("passprot": passport), for a search someone typed.
-	// It costs a few milliseconds per such word, so the searches made for every message
-	// (recall) go without it. A backend may not correct words.
+	// Typos, for a search someone typed: when no word of it matches anything in the scope,
+	// its longest words stand for the words one edit from them with the most matches there
+	// ("passprot": passport; see stem.Edits and stem.Typos). It costs a few milliseconds
+	// per word, so the searches made for every message (recall) go without it.
 	Typos bool
 }
 
