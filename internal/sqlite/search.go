@@ -100,11 +100,11 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	rare, common, err := db.termsByCount(ctx, q.Terms, cols, lo, hi, mark, q.Typos)
+	terms, rare, common, err := db.termsByCount(ctx, q.Terms, cols, lo, hi, mark, q.Typos)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	if len(rare) > 0 {
+	if match = matchExpr(terms, cols); len(rare) > 0 {
 		match = matchExpr(rare, cols)
 	}
 	w := []any{q.ContextWeight, q.PreviousWeight}
@@ -395,24 +395,24 @@ const (
 	recentMatches  = 500
 )
 
-// termsByCount returns the terms with at least one and fewer than commonTerm matches in
-// cols of the scope (rare), and those with at least commonTerm and fewer than
-// veryCommonTerm (common), least common first. A term that matches nothing is neither:
-// narrowing the query to it would find nothing ("Havells grooming kit" with no "grooming"
-// anywhere). Each probe stops at veryCommonTerm matches, so it costs at most that; its
-// count is remembered (see termCounts) while it still decides the same, so a chat's
-// usual words are probed once. With typos, when no term matches anything, the longest
-// are replaced by their corrections (see correctAll).
-func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64, typos bool) (rare, common []string, err error) {
+// termsByCount returns terms (corrected: below), those with at least one and fewer than
+// commonTerm matches in cols of the scope (rare), and those with at least commonTerm and
+// fewer than veryCommonTerm (common), least common first. A term that matches nothing is
+// neither: narrowing the query to it would find nothing ("Havells grooming kit" with no
+// "grooming" anywhere). Each probe stops at veryCommonTerm matches, so it costs at most
+// that; its count is remembered (see termCounts) while it still decides the same, so a
+// chat's usual words are probed once. With typos, when no term matches anything, the
+// longest are replaced by their corrections (see correctAll).
+func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64, typos bool) (corrected, rare, common []string, err error) {
 	counts := make([]int, len(terms))
 	for i, t := range terms {
 		if counts[i], err = db.count(ctx, t, cols, lo, hi, mark); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if typos && !slices.ContainsFunc(counts, func(n int) bool { return n > 0 }) {
 		if terms, counts, err = db.correctAll(ctx, terms, cols, lo, hi, mark); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	var commonCounts []int
@@ -426,7 +426,7 @@ func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, ma
 			commonCounts, common = slices.Insert(commonCounts, j, n), slices.Insert(common, j, t)
 		}
 	}
-	return rare, common, nil
+	return terms, rare, common, nil
 }
 
 // count returns how many matches term has in cols of the scope, up to veryCommonTerm:

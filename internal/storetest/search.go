@@ -289,6 +289,10 @@ func testSearchBigChat(t *testing.T, b Backend) {
 		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"hello", "again"}, Limit: 5}); len(got) != 5 {
 			t.Errorf("chat %d: a query of common words found %v, want 5 messages", chat, got)
 		}
+		// A mistyped word that stands for a very common one finds what that word finds.
+		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"hellp"}, Limit: 5, Typos: true}); len(got) != 5 {
+			t.Errorf("chat %d: a search for hellp found %v, want 5 messages with hello", chat, got)
+		}
 	}
 }
 
