@@ -1,6 +1,7 @@
 package media
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/testmedia"
 )
 
@@ -196,5 +198,40 @@ func TestSameStickerOnce(t *testing.T) {
 	got := v.message(mynah.Chat{ID: -2099}, 10).Media[0].Description
 	if !strings.Contains(got, `"MrRibbit"`) || !strings.Contains(got, "💻") {
 		t.Errorf("the sticker's description %q does not come from a prompt naming its set and emoji", got)
+	}
+}
+
+// stoppingModel is a describer whose answer comes as mynah stops: it cancels the engine's
+// context, then answers.
+type stoppingModel struct {
+	*describer
+	stop context.CancelFunc
+}
+
+func (m stoppingModel) Generate(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	m.stop()
+	return m.describer.Generate(context.WithoutCancel(ctx), req)
+}
+
+// TestDescriptionAsItStops: a description the provider gives as mynah stops was paid for:
+// it is stored, and after the restart the photo is not described again.
+func TestDescriptionAsItStops(t *testing.T) {
+	v := newEnv(t)
+	ctx, stop := context.WithCancel(t.Context())
+	v.agent(func(a *Agent) { a.Describer = stoppingModel{v.model, stop} })
+	v.post(chat, 1, v.files.add(mynah.MediaPhoto, "heron", testmedia.NthPNG(1)))
+	v.e.work(ctx)
+	if v.model.calls() != 1 {
+		t.Fatalf("%d calls before the stop, want 1", v.model.calls())
+	}
+
+	v.restart()
+	v.agent()
+	v.drain()
+	if got := v.message(chat, 1).Media[0].Description; got != "seen: Describe this photo." {
+		t.Errorf("after the restart the stored message has %q, want the description given as it stopped", got)
+	}
+	if v.model.calls() != 1 {
+		t.Errorf("%d calls in all, want 1: the photo was described again after the restart", v.model.calls())
 	}
 }
