@@ -116,11 +116,7 @@ func (r *Runner) recordUsage(ctx context.Context, usage []mynah.Usage) {
 // finishApart finishes t on a store without FinishTurnWith: the usage and the prompt
 // record first (a failure is logged: the reply matters more), then the plan.
 func (r *Runner) finishApart(ctx context.Context, t mynah.Turn, o mynah.TurnOutcome) ([]mynah.OutPart, error) {
-	for _, u := range o.Usage {
-		if err := r.store.RecordUsage(ctx, u); err != nil {
-			r.log.Error("recording usage", "err", err)
-		}
-	}
+	r.recordUsage(ctx, o.Usage)
 	if o.Prompt != nil {
 		if err := r.store.RecordPrompt(ctx, *o.Prompt); err != nil {
 			r.log.Error("recording the prompt's composition", "chat", t.Chat, "turn", t.ID, "err", err)
