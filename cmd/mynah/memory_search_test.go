@@ -56,6 +56,19 @@ func TestMemorySearchCLI(t *testing.T) {
 			t.Errorf("%q found:\n%s\nwant message %s, said %s", c.query, out, c.first, c.said)
 		}
 	}
+	// Times said in Ukrainian or Russian bound the search as English ones do: the message
+	// of last week first, though the newer one says "стоматолог" twice.
+	uk := filepath.Join(t.TempDir(), "uk.jsonl")
+	write(t, uk, `{"id": 1, "time": "2024-05-20T10:00:00Z", "sender_id": 1001, "sender_name": "Olena", "text": "Стоматолог переніс мій прийом на п'ятницю"}
+{"id": 2, "time": "2024-05-27T10:00:00Z", "sender_id": 1001, "sender_name": "Olena", "text": "Знову стоматолог: стоматолог поставив пломбу"}
+`)
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1002", uk)
+	for _, q := range []string{"що казав стоматолог минулого тижня", "что сказал стоматолог на прошлой неделе"} {
+		out = mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "1002", "-q", q, "--at", "2024-05-28 09:00", "-k", "1")
+		if !strings.Contains(out, "#1") || !strings.Contains(out, "Mon 20 May 2024 10:00, 8 days ago") {
+			t.Errorf("%q (asked 28 May) found:\n%s\nwant message 1 of 20 May, with when it was said", q, out)
+		}
+	}
 	// A mistyped word finds the word the chat has one edit from it.
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "the dnetist", "-k", "2")
 	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {

@@ -221,6 +221,8 @@ func Aggregate(query string) bool {
 			return ""
 		}
 		switch t.w {
+		case "howmany": // «скільки», «сколько»
+			return true
 		case "how":
 			switch next(1) {
 			case "many", "often", "much":

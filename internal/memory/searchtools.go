@@ -36,7 +36,7 @@ func (SearchTool) Spec() llm.Tool {
 		Name: "memory_search",
 		Description: "Search the earlier history of this chat, beyond what you can see, and your notes, for messages about something. " +
 			"Returns the best matches with when each was said, sender, message id (or a note's path and lines) and a score. " +
-			"A time in the query (\"last week\", \"in March\", \"before 2023\") narrows the search to it. " +
+			"A time in the query (\"last week\", \"in March\", \"before 2023\"; Ukrainian and Russian too) narrows the search to it. " +
 			"For a question with several parts (\"how many days in Japan and in Chicago?\"), give one query per part in queries.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"query":{"type":"string","description":"what to look for, in plain words"},` +

@@ -54,7 +54,8 @@ type TimeQuery struct {
 	Text string
 }
 
-// ParseTime reads the time expressions of an English query asked at now: a day
+// ParseTime reads the time expressions of a query asked at now, in English, Ukrainian or
+// Russian (whose words it reads as their English: see cyrillicTime): a day
 // ("yesterday", "on Monday", "8 May", "2023-05-08"), a week, month or year ("last week",
 // "this month", "in March", "March 2023", "in 2022"), a distance back ("3 weeks ago", "the
 // past 10 days"), each optionally bounded ("before", "after", "since", "until", "by", "as
@@ -143,6 +144,10 @@ func ParseTime(query string, now time.Time) TimeQuery {
 		case "how":
 			if i+2 < len(toks) && (toks[i+1].w == "long" && toks[i+2].w == "ago" ||
 				(toks[i+1].w == "many" || toks[i+1].w == "long") && isUnit(toks[i+2].w)) {
+				tq.When = true
+			}
+		case "howmany": // «скільки днів»
+			if i+1 < len(toks) && isUnit(toks[i+1].w) {
 				tq.When = true
 			}
 		}
@@ -264,8 +269,14 @@ func Dated(text string) bool {
 			return true
 		}
 		switch t.w {
-		case "yesterday", "today", "tonight", "tomorrow", "ago", "weekend", "morning", "evening", "afternoon", "recently", "lately":
+		case "yesterday", "today", "tonight", "tomorrow", "weekend", "morning", "evening", "afternoon", "recently", "lately",
+			"ereyesterday", "overmorrow", "lastyear":
 			return true
+		case "ago":
+			// «тому» is "therefore" too: dated only after a unit («3 роки тому»)
+			if !t.alias || i > 0 && isUnit(toks[i-1].w) {
+				return true
+			}
 		case "last", "next", "this", "past", "previous", "coming":
 			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "weekend" || isWeekday(toks[i+1].w) || toks[i+1].w == "night") {
 				return true
@@ -279,17 +290,20 @@ func Dated(text string) bool {
 }
 
 type timeToken struct {
-	w          string // lower case
+	w          string // lower case; for a Ukrainian or Russian word, its English (cyrillicTime)
 	start, end int    // bytes in the query
+	alias      bool   // w is the English of a Ukrainian or Russian word
 }
 
 // timeTokens splits text into lower-case words and numbers; "8th" stays whole, and a
-// date written with dashes or dots ("2023-05-08", "08.05.2023") is one token.
+// date written with dashes or dots ("2023-05-08", "08.05.2023") is one token. A
+// Ukrainian or Russian word of time becomes its English (see cyrillicTime); any
+// apostrophe inside a word (п’ятниця, Ann’s) is read as '.
 func timeTokens(text string) []timeToken {
 	var out []timeToken
 	start := -1
 	for i, r := range text + " " {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\''
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == 'ʼ'
 		// keep a dash, dot or slash between digits: a written date
 		if !word && (r == '-' || r == '.' || r == '/') && start >= 0 && i+1 < len(text) &&
 			unicode.IsDigit(rune(text[i-1])) && unicode.IsDigit(rune(text[i+1])) {
@@ -299,8 +313,18 @@ func timeTokens(text string) []timeToken {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			w := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(text[start:i], "'s"), "'"))
-			out = append(out, timeToken{w: w, start: start, end: i})
+			w := text[start:i]
+			if strings.ContainsAny(w, "’ʼ") {
+				w = strings.NewReplacer("’", "'", "ʼ", "'").Replace(w)
+			}
+			w = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'"))
+			tok := timeToken{w: w, start: start, end: i}
+			if w != "" && w[0] >= 0x80 {
+				if en, ok := cyrillicTime[w]; ok {
+					tok.w, tok.alias = en, true
+				}
+			}
+			out = append(out, tok)
 			start = -1
 		}
 	}
@@ -398,6 +422,12 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return days(today.AddDate(0, 0, 1), 1), 1
 	case t == "the" && w(1) == "day" && w(2) == "after" && w(3) == "tomorrow":
 		return days(today.AddDate(0, 0, 2), 1), 4
+	case t == "overmorrow":
+		return days(today.AddDate(0, 0, 2), 1), 1
+	case t == "ereyesterday":
+		return days(today.AddDate(0, 0, -2), 1), 1
+	case t == "lastyear":
+		return unitSpan("year", 1), 1
 	case (t == "next" || t == "coming") && (isUnit(w(1)) && !strings.HasSuffix(w(1), "s") || w(1) == "weekend"):
 		return unitSpan(w(1), -1), 2
 	case t == "next" && isWeekday(w(1)):
@@ -415,9 +445,12 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			back = 0
 		}
 		return unitSpan(w(1), back), 2
+	case t == "latest" && toks[i].alias && isUnit(w(1)):
+		// «за останній тиждень»: the past week
+		return Span{From: day(back(now, w(1), 1)), To: today.AddDate(0, 0, 1)}, 2
 	case (t == "last" || t == "past" || t == "previous") && isWeekday(w(1)):
 		return lastWeekday(today, weekdays[w(1)]), 2
-	case isWeekday(t) && i > 0 && toks[i-1].w == "on":
+	case isWeekday(t) && i > 0 && (toks[i-1].w == "on" || toks[i-1].alias && toks[i-1].w == "in"): // «у понеділок»
 		return lastWeekday(today, weekdays[t]), 1
 	case (t == "the" && (w(1) == "past" || w(1) == "last")) || t == "past" || t == "last":
 		// "the past 10 days", "last 3 weeks", "the past week"
@@ -440,6 +473,17 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if n, k := count(toks, i+1); w(0) == "in" && k > 0 && isUnit(w(1+k)) && w(2+k) != "ago" {
 		return about(now, w(1+k), -n, k > 1 || w(1) == "several" || w(1) == "few"), k + 2
 	}
+	// «тиждень тому», «месяц назад»: a unit said without a count is one
+	if isUnit(w(0)) && w(1) == "ago" && toks[i].alias {
+		return about(now, w(0), 1, false), 2
+	}
+	// «2023 року», «2022 году»: the word for year after a year goes with it
+	yearWord := func(j, n int) int {
+		if n == 1 && i+j < len(toks) && toks[i+j].alias && toks[i+j].w == "year" {
+			return 1
+		}
+		return 0
+	}
 	// written dates: 2023-05-08, 08.05.2023
 	if d, ok := writtenDate(w(0), loc); ok {
 		return days(d, 1), 1
@@ -456,14 +500,18 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			if n == 0 {
 				t = nearest(time.Date(now.Year(), m, d, 0, 0, 0, 0, loc), today, ahead)
 			}
-			return days(t, 1), j + 1 + n
+			return days(t, 1), j + 1 + n + yearWord(j+2, n)
 		}
 	}
 	if m, ok := months[w(0)]; ok && (len(w(0)) > 3 || w(0) == "may") {
-		if w(0) == "may" && !(i > 0 && isTimePreposition(toks[i-1].w) || i > 0 && boundWord(toks, i-1) != "") {
+		// the verb "may", «лютий» ("fierce"), «Марта» (a name): a month only after a
+		// preposition or a bound, before a day or a year, or as the second of two months
+		// («між березнем і квітнем»)
+		if (w(0) == "may" || toks[i].alias) && !(i > 0 && isTimePreposition(toks[i-1].w) || i > 0 && boundWord(toks, i-1) != "" ||
+			i > 1 && toks[i-1].w == "and" && months[toks[i-2].w] != 0) {
 			if _, ok := dayNumber(w(1)); !ok {
 				if _, n := year(w(1)); n == 0 {
-					return Span{}, 0 // the verb "may"
+					return Span{}, 0
 				}
 			}
 		}
@@ -473,19 +521,19 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			if n == 0 {
 				t = nearest(time.Date(now.Year(), m, d, 0, 0, 0, 0, loc), today, ahead)
 			}
-			return days(t, 1), 2 + n
+			return days(t, 1), 2 + n + yearWord(3, n)
 		}
 		y, n := year(w(1))
 		t := time.Date(y, m, 1, 0, 0, 0, 0, loc)
 		if n == 0 {
 			t = nearest(time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), monthStart, ahead)
 		}
-		return Span{From: t, To: t.AddDate(0, 1, 0)}, 1 + n
+		return Span{From: t, To: t.AddDate(0, 1, 0)}, 1 + n + yearWord(2, n)
 	}
 	// "in 2022": a year needs a preposition or bound before it, or it may be a number
 	if y, n := year(w(0)); n == 1 && i > 0 && (isTimePreposition(toks[i-1].w) || boundWord(toks, i-1) != "" || toks[i-1].w == "of") {
 		t := time.Date(y, 1, 1, 0, 0, 0, 0, loc)
-		return Span{From: t, To: t.AddDate(1, 0, 0)}, 1
+		return Span{From: t, To: t.AddDate(1, 0, 0)}, 1 + yearWord(1, n)
 	}
 	return Span{}, 0
 }
@@ -494,7 +542,8 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 // message do not, and are passed over without working out the calendar.
 func mayStartTime(w string) bool {
 	switch w {
-	case "today", "tonight", "yesterday", "tomorrow", "the", "this", "last", "next", "coming", "previous", "past", "in":
+	case "today", "tonight", "yesterday", "tomorrow", "the", "this", "last", "next", "coming", "previous", "past", "in",
+		"latest", "ereyesterday", "overmorrow", "lastyear", "day", "week", "month", "year":
 		return true
 	}
 	if w != "" && w[0] >= '0' && w[0] <= '9' {
@@ -580,7 +629,7 @@ func back(now time.Time, unit string, n float64) time.Time {
 
 var numberWords = map[string]float64{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "several": 3, "few": 3,
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "several": 3, "few": 3, "couple": 2,
 }
 
 // count reads a count at toks[i] ("3", "three", "a", "a few", "a couple of") and the

@@ -62,6 +62,37 @@ func TestParseTime(t *testing.T) {
 		{query: "Who may come to the party by car", text: "Who may come to the party by car"},
 		{query: "a book by Dr. Seuss", text: "a book by Dr. Seuss"},
 		{query: "2023 was a good year", text: "2023 was a good year"},
+		// Ukrainian and Russian
+		{query: "що ми готували вчора", from: day(2024, 5, 14), to: day(2024, 5, 15), text: "що ми готували"},
+		{query: "що я казав минулого тижня?", from: day(2024, 5, 6), to: day(2024, 5, 13), text: "що я казав ?"},
+		{query: "плани на цьому тижні", from: day(2024, 5, 13), to: day(2024, 5, 20), text: "плани"},
+		{query: "что было на прошлой неделе", from: day(2024, 5, 6), to: day(2024, 5, 13), text: "что было"},
+		{query: "книги, які я читав у березні", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "книги, які я читав"},
+		{query: "что я купил 8 мая", from: day(2024, 5, 8), to: day(2024, 5, 9), text: "что я купил"},
+		{query: "вечірка 20 травня 2023 року", from: day(2023, 5, 20), to: day(2023, 5, 21), text: "вечірка"},
+		{query: "вечеринка 8-го мая", from: day(2024, 5, 8), to: day(2024, 5, 9), text: "вечеринка"},
+		{query: "де ми були в 2022 році", from: day(2022, 1, 1), to: day(2023, 1, 1), text: "де ми були"},
+		{query: "що я казав 3 тижні тому", from: day(2024, 4, 20), to: day(2024, 4, 28), text: "що я казав"},
+		{query: "що я казав три недели назад", from: day(2024, 4, 20), to: day(2024, 4, 28), text: "що я казав"},
+		{query: "дантист тиждень тому", from: day(2024, 5, 4), to: day(2024, 5, 12), text: "дантист"},
+		{query: "що було позавчора", from: day(2024, 5, 13), to: day(2024, 5, 14), text: "що було"},
+		{query: "зустріч у понеділок", from: day(2024, 5, 13), to: day(2024, 5, 14), text: "зустріч"},
+		{query: "прогулянка минулої неділі", from: day(2024, 5, 12), to: day(2024, 5, 13), text: "прогулянка"},
+		{query: "поход в прошлое воскресенье", from: day(2024, 5, 12), to: day(2024, 5, 13), text: "поход"},
+		{query: "что сказала Марта про отпуск", text: "что сказала Марта про отпуск"},
+		{query: "подорожі минулого року", from: day(2023, 1, 1), to: day(2024, 1, 1), text: "подорожі"},
+		{query: "що ми робили торік", from: day(2023, 1, 1), to: day(2024, 1, 1), text: "що ми робили"},
+		{query: "біг за останні 10 днів", from: day(2024, 5, 5), to: day(2024, 5, 16), text: "біг"},
+		{query: "іспит через 3 тижні", from: day(2024, 6, 1), to: day(2024, 6, 9), text: "іспит"},
+		{query: "робота до 2020 року", to: day(2021, 1, 1), text: "робота"},
+		{query: "що змінилося з березня", from: day(2024, 3, 1), text: "що змінилося"},
+		{query: "новини між березнем і квітнем", from: day(2024, 3, 1), to: day(2024, 5, 1), text: "новини"},
+		{query: "Коли Оля купила машину?", text: "Коли Оля купила машину?", when: true},
+		{query: "Скільки днів ми були в Японії?", text: "Скільки днів ми були в Японії?", when: true},
+		{query: "В каком году Андрей переехал?", text: "В каком году Андрей переехал?", when: true},
+		{query: "Що в Олі тепер?", text: "Що в Олі тепер?", rcnt: true},
+		{query: "книга з Анною", text: "книга з Анною"},
+		{query: "лютий мороз у суботу", from: day(2024, 5, 11), to: day(2024, 5, 12), text: "лютий мороз"},
 	} {
 		got := ParseTime(c.query, now)
 		if !got.Span.From.Equal(c.from) || !got.Span.To.Equal(c.to) || got.Text != c.text || got.When != c.when || got.Recent != c.rcnt {
@@ -88,6 +119,11 @@ func TestParseTimeAnchors(t *testing.T) {
 		{"what changed after April 2024", nil}, // a time, not an event
 		{"news from Ann before 2020", nil},     // "from" is no anchor either
 		{"what did we do before it rained", []Anchor{{Event: "it rained"}}},
+		{"що я купив перед поїздкою?", []Anchor{{Event: "поїздкою"}}},
+		{"як вона почувалася після аварії", []Anchor{{Event: "аварії", After: true}}},
+		{"что изменилось после переезда в Берлин", []Anchor{{Event: "переезда в Берлин", After: true}}},
+		{"я ходив до лікаря", nil}, // «до» is "to" as often as "until"
+		{"книга з Анною", nil},     // «з» is "with" as often as "since"
 	} {
 		got := ParseTime(c.query, now)
 		if len(got.Anchors) != len(c.want) {
@@ -114,6 +150,11 @@ func TestDated(t *testing.T) {
 		"we moved here in 2019":                                        true,
 		"going camping this weekend":                                   true,
 		"See you on Saturday":                                          true,
+		"Минулої неділі ми ходили в гори":                              true,
+		"я купив машину 3 роки тому":                                   true,
+		"тому що я втомився":                                           false,
+		"привіт, як справи?":                                           false,
+		"he said ' and left":                                           false,
 	} {
 		if got := Dated(text); got != want {
 			t.Errorf("Dated(%q) = %v, want %v", text, got, want)
