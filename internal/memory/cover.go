@@ -7,18 +7,31 @@ import (
 	"github.com/kljensen/snowball/english"
 
 	"github.com/mynah-ai/mynah/internal/prompt"
+	"github.com/mynah-ai/mynah/internal/stem"
 )
 
+// isASCII reports whether w is written in ASCII alone: an English word, stemmed as
+// English; others are stemmed by stem.
+func isASCII(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // conjuncts returns the content words a query joins with "and" ("days in Japan and
-// Chicago" → japan, chicago; "Melanie and her husband" → melanie, husband): the nearest
-// word on each side of each "and" that is not a stop word, each once. A query that joins
-// nothing returns none.
+// Chicago" → japan, chicago; "Melanie and her husband" → melanie, husband; Ukrainian і,
+// й, та and Russian и alike): the nearest word on each side of each "and" that is not a
+// stop word, each once. A query that joins nothing returns none.
 func conjuncts(query string, stop map[string]bool) []string {
 	words := splitWords(strings.ToLower(query))
 	var out []string
+	and := func(w string) bool { return w == "and" || w == "і" || w == "й" || w == "та" || w == "и" }
 	add := func(from, step int) {
 		for j := from; j >= 0 && j < len(words) && (j-from)*step < 3; j += step {
-			if w := words[j]; w == "and" {
+			if w := words[j]; and(w) {
 				return
 			} else if !stop[w] && len([]rune(w)) > 1 {
 				if !slices.Contains(out, w) {
@@ -29,7 +42,7 @@ func conjuncts(query string, stop map[string]bool) []string {
 		}
 	}
 	for i, w := range words {
-		if w == "and" {
+		if and(w) {
 			add(i-1, -1)
 			add(i+1, 1)
 		}
@@ -41,15 +54,19 @@ func conjuncts(query string, stop map[string]bool) []string {
 // of cands holds: a query for several things ("how many days in Japan and Chicago?")
 // whose best hits all tell of one of them gets the best hit of each other one in place
 // of the last hits that no word needs. A candidate holds a word when what it says (its
-// text and its media's descriptions) has the word's English stem ("trips" holds "trip")
-// or its sender is named so.
+// text and its media's descriptions) has the word's stem ("trips" holds "trip", «Японії»
+// holds «Японія», as stem reads Ukrainian and Russian) or its sender is named so.
 func cover(cands []*candidate, k int, words []string) []*candidate {
 	if len(words) < 2 || len(cands) <= k {
 		return cands
 	}
-	stems := make([]string, len(words))
+	stems := make([][]string, len(words))
 	for i, w := range words {
-		stems[i] = english.Stem(w, false)
+		if isASCII(w) {
+			stems[i] = []string{english.Stem(w, false)}
+		} else {
+			stems[i] = stem.Query(w) // a word of no clear language: its Russian and Ukrainian stems
+		}
 	}
 	held := make(map[*candidate][]bool, len(cands))
 	holds := func(c *candidate, i int) bool {
@@ -57,12 +74,16 @@ func cover(cands []*candidate, k int, words []string) []*candidate {
 		if !ok {
 			h = make([]bool, len(words))
 			text := map[string]bool{}
-			for _, w := range splitWords(strings.ToLower(prompt.Body(&c.msg))) {
-				text[english.Stem(w, false)] = true
+			// stem.Text stems a message's Cyrillic words in the language the message is in
+			for _, w := range splitWords(stem.Text(strings.ToLower(prompt.Body(&c.msg)))) {
+				if isASCII(w) {
+					w = english.Stem(w, false)
+				}
+				text[w] = true
 			}
 			name := strings.ToLower(c.msg.Sender.FirstName)
 			for j := range words {
-				h[j] = text[stems[j]] || name == words[j]
+				h[j] = slices.ContainsFunc(stems[j], func(s string) bool { return text[s] }) || name == words[j]
 			}
 			held[c] = h
 		}

@@ -268,6 +268,29 @@ func TestCover(t *testing.T) {
 	}
 }
 
+// TestCoverUkrainian: cover reads a Ukrainian question as an English one: «та» joins,
+// and a message holds a word in another of its forms (Японії, Японія).
+func TestCoverUkrainian(t *testing.T) {
+	t0 := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	day := 24 * 60
+	h := chatOf(t0,
+		"+0 Alice: 10 днів в Японії, щойно приземлилася",
+		"+1 Alice: перші дні в Японії були дощові",
+		"+2 Bob: скільки днів ще в Японії?",
+		fmt.Sprintf("+%d Alice: шостий день у Японії, дні летять", day),
+		fmt.Sprintf("+%d Alice: повернулася з робочої поїздки в Чикаго", 40*day),
+		fmt.Sprintf("+%d Alice: Японія така гарна навесні", 41*day),
+	)
+	q := Query{Text: "Скільки днів Аліса провела в Японії та Чикаго загалом?", K: 3}
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) != 3 || !slices.Contains(got, 5) {
+		t.Errorf("Японія та Чикаго: %v, want 3 hits with 5 (Чикаго) among them", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "cover")
+	if got := searchIDs(t, h, off, q); slices.Contains(got, 5) {
+		t.Errorf("without cover: %v; Chicago's message was expected to be crowded out, so the test shows what cover does", got)
+	}
+}
+
 func TestConjuncts(t *testing.T) {
 	stop := stopWords()
 	for q, want := range map[string][]string{
@@ -275,7 +298,9 @@ func TestConjuncts(t *testing.T) {
 		"What do Melanie and her husband both like?":       {"melanie", "husband"},
 		"Which books and films did Ann and Bob recommend?": {"books", "films", "ann", "bob"},
 		"How many times did I go hiking?":                  nil,
-		"and":                                              nil,
+		"Скільки днів у Японії та Чикаго загалом?":         {"японії", "чикаго"},
+		"Сколько дней в Японии и Чикаго?":                  {"японии", "чикаго"},
+		"and": nil,
 	} {
 		if got := conjuncts(q, stop); !slices.Equal(got, want) {
 			t.Errorf("conjuncts(%q) = %q, want %q", q, got, want)
