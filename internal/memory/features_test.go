@@ -341,6 +341,11 @@ func TestAggregate(t *testing.T) {
 		"What type of music has Dave been getting into": false,
 		"What did Melanie paint recently?":              false,
 		"Where did we go on Friday?":                    false,
+		"Скільки разів ми ходили в гори?":               true,
+		"Які книги Оля прочитала загалом?":              true,
+		"В каких городах мы были оба?":                  true,
+		"Що Оля робила в п'ятницю?":                     false,
+		"Где мы все были в пятницу?":                    false,
 	} {
 		if got := Aggregate(q); got != want {
 			t.Errorf("Aggregate(%q) = %v, want %v", q, got, want)

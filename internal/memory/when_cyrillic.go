@@ -2,14 +2,15 @@ package memory
 
 import "strings"
 
-// cyrillicTime maps the Ukrainian and Russian words of time expressions, in the forms
-// they take in a sentence, to the English words ParseTime, Dated and Aggregate read, so
-// that «що ми робили минулого тижня?» reads as "що ми робили last week?", «3 тижні тому»
-// as "3 week ago" and «8 травня 2023 року» as "8 may 2023 year". A few have no English
-// word of their own: "ereyesterday" (позавчора), "overmorrow" (післязавтра), "lastyear"
-// (торік), "howmany" (скільки). Prepositions that are not always about time map to the
-// bound that makes no anchor: до → "by" («до лікаря» is "to the doctor»), з/с/від/от →
-// "from" («з Анною» is "with Ann").
+// cyrillicTime maps the Ukrainian and Russian words of time expressions and of questions
+// (коли, скільки, всі), in the forms they take in a sentence, to the English words
+// ParseTime, Dated and Aggregate read, so that «що ми робили минулого тижня?» reads as
+// "що ми робили last week?", «3 тижні тому» as "3 week ago" and «8 травня 2023 року» as
+// "8 may 2023 year". A few have no English word of their own: "ereyesterday"
+// (позавчора), "overmorrow" (післязавтра), "lastyear" (торік), "howmany" (скільки).
+// Prepositions that are not always about time map to the bound that makes no anchor:
+// до → "by" («до лікаря» is "to the doctor"), з/с/від/от → "from" («з Анною» is "with
+// Ann").
 var cyrillicTime = func() map[string]string {
 	m := map[string]string{}
 	add := func(en string, forms string) {
@@ -73,6 +74,12 @@ var cyrillicTime = func() map[string]string {
 	add("who", "хто кто")
 	add("why", "чому почему")
 	add("times", "разів рази раза")
+	// questions for several things (Aggregate); Russian «все» is "everything" and "still"
+	// as often as "all", so it is left out
+	add("all", "всі усі всіх усіх всех")
+	add("total", "загалом усього всього всего итого")
+	add("both", "обидва обидві оба обе")
+	add("every", "кожен кожного кожну кожний кожне каждый каждого каждую каждое")
 	add("will", "буду будеш буде будемо будете будуть будешь будет будем будут")
 	// counts
 	add("one", "один одна одну одне одного одно")
