@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -145,7 +146,9 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w io.W
 		fmt.Fprintln(w, "nothing found")
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// Buffered: the tab writer writes each cell by itself, a system call each.
+	bw := bufio.NewWriter(w)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	for _, it := range items {
 		when := it.Said
 		if when == "" && it.Time != nil {
@@ -157,5 +160,8 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w io.W
 		}
 		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", it.Score, when, it.Source, text)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
