@@ -505,9 +505,9 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	}
 	if m, ok := months[w(0)]; ok && (len(w(0)) > 3 || w(0) == "may") {
 		// the verb "may", «лютий» ("fierce"), «Марта» (a name): a month only after a
-		// preposition or a bound, before a day or a year, or as the second of two months
-		// («між березнем і квітнем»)
-		if (w(0) == "may" || toks[i].alias) && !(i > 0 && isTimePreposition(toks[i-1].w) || i > 0 && boundWord(toks, i-1) != "" ||
+		// preposition, a bound or "last" («минулого березня»), before a day or a year, or
+		// as the second of two months («між березнем і квітнем»)
+		if (w(0) == "may" || toks[i].alias) && !(i > 0 && (isTimePreposition(toks[i-1].w) || boundWord(toks, i-1) != "" || toks[i-1].w == "last") ||
 			i > 1 && toks[i-1].w == "and" && months[toks[i-2].w] != 0) {
 			if _, ok := dayNumber(w(1)); !ok {
 				if _, n := year(w(1)); n == 0 {
@@ -527,6 +527,9 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		t := time.Date(y, m, 1, 0, 0, 0, 0, loc)
 		if n == 0 {
 			t = nearest(time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), monthStart, ahead)
+			if i > 0 && toks[i-1].w == "last" && t.Equal(monthStart) {
+				t = t.AddDate(-1, 0, 0) // "last May" asked in May: a year ago
+			}
 		}
 		return Span{From: t, To: t.AddDate(0, 1, 0)}, 1 + n + yearWord(2, n)
 	}

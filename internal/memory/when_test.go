@@ -60,6 +60,8 @@ func TestParseTime(t *testing.T) {
 		{query: "Which year did Audrey adopt her dogs?", text: "Which year did Audrey adopt her dogs?", when: true},
 		{query: "What is my current job?", text: "What is my current job?", rcnt: true},
 		{query: "Who may come to the party by car", text: "Who may come to the party by car"},
+		{query: "what did we do last May", from: day(2023, 5, 1), to: day(2023, 6, 1), text: "what did we do last"},
+		{query: "what did we do last March", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "what did we do last"},
 		{query: "a book by Dr. Seuss", text: "a book by Dr. Seuss"},
 		{query: "2023 was a good year", text: "2023 was a good year"},
 		// Ukrainian and Russian
@@ -85,6 +87,7 @@ func TestParseTime(t *testing.T) {
 		{query: "біг за останні 10 днів", from: day(2024, 5, 5), to: day(2024, 5, 16), text: "біг"},
 		{query: "іспит через 3 тижні", from: day(2024, 6, 1), to: day(2024, 6, 9), text: "іспит"},
 		{query: "робота до 2020 року", to: day(2021, 1, 1), text: "робота"},
+		{query: "що було минулого грудня", from: day(2023, 12, 1), to: day(2024, 1, 1), text: "що було минулого"},
 		{query: "що змінилося з березня", from: day(2024, 3, 1), text: "що змінилося"},
 		{query: "новини між березнем і квітнем", from: day(2024, 3, 1), to: day(2024, 5, 1), text: "новини"},
 		{query: "Коли Оля купила машину?", text: "Коли Оля купила машину?", when: true},
