@@ -242,52 +242,44 @@ func TestTimeAnchors(t *testing.T) {
 
 // TestCover: a question for several things joined with "and" gets a hit of each, even
 // when the best hits all tell of one; a question that asks for no several things keeps
-// its ranking.
+// its ranking. A Ukrainian question is read as an English one: «та» joins, and a message
+// holds a word in another of its forms (Японії, Японія).
 func TestCover(t *testing.T) {
 	t0 := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
 	day := 24 * 60
-	h := chatOf(t0,
-		"+0 Alice: 10 days in japan, landed today",
-		"+1 Alice: the first days in japan were rainy",
-		"+2 Bob: how many days left in japan?",
-		fmt.Sprintf("+%d Alice: day six in japan, the days fly", day),
-		fmt.Sprintf("+%d Alice: back from the work trip to chicago", 40*day),
-	)
-	q := Query{Text: "How many days did Alice spend in Japan and Chicago in total?", K: 3}
-	if got := searchIDs(t, h, DefaultOptions(), q); len(got) != 3 || !slices.Contains(got, 5) || got[0] == 5 {
-		t.Errorf("japan and chicago: %v, want 3 hits with 5 (Chicago) among them, after the best", got)
-	}
-	off, _ := Ablate(DefaultOptions(), "cover")
-	if got := searchIDs(t, h, off, q); slices.Contains(got, 5) {
-		t.Errorf("without cover: %v; Chicago's message was expected to be crowded out, so the test shows what cover does", got)
-	}
-	// Not a question for several things: the ranking stays.
-	q = Query{Text: "What did Alice write about relaxing in Japan and Chicago", K: 3}
-	if got, want := searchIDs(t, h, DefaultOptions(), q), searchIDs(t, h, off, q); !slices.Equal(got, want) {
-		t.Errorf("no aggregate: %v, want %v as without cover", got, want)
-	}
-}
-
-// TestCoverUkrainian: cover reads a Ukrainian question as an English one: «та» joins,
-// and a message holds a word in another of its forms (Японії, Японія).
-func TestCoverUkrainian(t *testing.T) {
-	t0 := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
-	day := 24 * 60
-	h := chatOf(t0,
-		"+0 Alice: 10 днів в Японії, щойно приземлилася",
-		"+1 Alice: перші дні в Японії були дощові",
-		"+2 Bob: скільки днів ще в Японії?",
-		fmt.Sprintf("+%d Alice: шостий день у Японії, дні летять", day),
-		fmt.Sprintf("+%d Alice: повернулася з робочої поїздки в Чикаго", 40*day),
-		fmt.Sprintf("+%d Alice: Японія така гарна навесні", 41*day),
-	)
-	q := Query{Text: "Скільки днів Аліса провела в Японії та Чикаго загалом?", K: 3}
-	if got := searchIDs(t, h, DefaultOptions(), q); len(got) != 3 || !slices.Contains(got, 5) {
-		t.Errorf("Японія та Чикаго: %v, want 3 hits with 5 (Чикаго) among them", got)
-	}
-	off, _ := Ablate(DefaultOptions(), "cover")
-	if got := searchIDs(t, h, off, q); slices.Contains(got, 5) {
-		t.Errorf("without cover: %v; Chicago's message was expected to be crowded out, so the test shows what cover does", got)
+	for _, c := range []struct {
+		name, query, other string
+		messages           []string
+	}{
+		{"English", "How many days did Alice spend in Japan and Chicago in total?", "What did Alice write about relaxing in Japan and Chicago", []string{
+			"+0 Alice: 10 days in japan, landed today",
+			"+1 Alice: the first days in japan were rainy",
+			"+2 Bob: how many days left in japan?",
+			fmt.Sprintf("+%d Alice: day six in japan, the days fly", day),
+			fmt.Sprintf("+%d Alice: back from the work trip to chicago", 40*day),
+		}},
+		{"Ukrainian", "Скільки днів Аліса провела в Японії та Чикаго загалом?", "Що Аліса писала про відпочинок в Японії та Чикаго", []string{
+			"+0 Alice: 10 днів в Японії, щойно приземлилася",
+			"+1 Alice: перші дні в Японії були дощові",
+			"+2 Bob: скільки днів ще в Японії?",
+			fmt.Sprintf("+%d Alice: шостий день у Японії, дні летять", day),
+			fmt.Sprintf("+%d Alice: повернулася з робочої поїздки в Чикаго", 40*day),
+		}},
+	} {
+		h := chatOf(t0, c.messages...)
+		q := Query{Text: c.query, K: 3}
+		if got := searchIDs(t, h, DefaultOptions(), q); len(got) != 3 || !slices.Contains(got, 5) || got[0] == 5 {
+			t.Errorf("%s: %v, want 3 hits with 5 (Chicago) among them, after the best", c.name, got)
+		}
+		off, _ := Ablate(DefaultOptions(), "cover")
+		if got := searchIDs(t, h, off, q); slices.Contains(got, 5) {
+			t.Errorf("%s without cover: %v; Chicago's message was expected to be crowded out, so the test shows what cover does", c.name, got)
+		}
+		// Not a question for several things: the ranking stays.
+		q = Query{Text: c.other, K: 3}
+		if got, want := searchIDs(t, h, DefaultOptions(), q), searchIDs(t, h, off, q); !slices.Equal(got, want) {
+			t.Errorf("%s, no aggregate: %v, want %v as without cover", c.name, got, want)
+		}
 	}
 }
 
