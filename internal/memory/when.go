@@ -470,12 +470,16 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if n, k := count(toks, i); k > 0 && isUnit(w(k)) && w(k+1) == "ago" {
 		return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), k + 2
 	}
-	if n, k := count(toks, i+1); w(0) == "in" && k > 0 && isUnit(w(1+k)) && w(2+k) != "ago" {
+	later := w(0) == "in" || w(0) == "within" && toks[i].alias // «через 3 тижні»
+	if n, k := count(toks, i+1); later && k > 0 && isUnit(w(1+k)) && w(2+k) != "ago" {
 		return about(now, w(1+k), -n, k > 1 || w(1) == "several" || w(1) == "few"), k + 2
 	}
-	// «тиждень тому», «месяц назад»: a unit said without a count is one
+	// «тиждень тому», «месяц назад», «через тиждень»: a unit said without a count is one
 	if isUnit(w(0)) && w(1) == "ago" && toks[i].alias {
 		return about(now, w(0), 1, false), 2
+	}
+	if w(0) == "within" && toks[i].alias && isUnit(w(1)) {
+		return about(now, w(1), -1, false), 2
 	}
 	// «2023 року», «2022 году»: the word for year after a year goes with it
 	yearWord := func(j, n int) int {
@@ -546,7 +550,7 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 func mayStartTime(w string) bool {
 	switch w {
 	case "today", "tonight", "yesterday", "tomorrow", "the", "this", "last", "next", "coming", "previous", "past", "in",
-		"latest", "ereyesterday", "overmorrow", "lastyear", "day", "week", "month", "year":
+		"within", "latest", "ereyesterday", "overmorrow", "lastyear", "day", "week", "month", "year":
 		return true
 	}
 	if w != "" && w[0] >= '0' && w[0] <= '9' {

@@ -49,7 +49,8 @@ var cyrillicTime = func() map[string]string {
 	add("year", "рік року роки років році роком роках год года году годы лет годом р г")
 	add("night", "ніч ночі ночь ночью")
 	add("ago", "тому назад")
-	add("in", "в у во через")
+	add("in", "в у во")
+	add("within", "через") // «через тиждень»: a week from now
 	add("on", "на")
 	add("during", "протягом")
 	add("over", "за")
