@@ -7,7 +7,8 @@ import "strings"
 // ParseTime, Dated and Aggregate read, so that «що ми робили минулого тижня?» reads as
 // "що ми робили last week?", «3 тижні тому» as "3 week ago" and «8 травня 2023 року» as
 // "8 may 2023 year". A few have no English word of their own: "ereyesterday"
-// (позавчора), "overmorrow" (післязавтра), "lastyear" (торік), "howmany" (скільки).
+// (позавчора), "overmorrow" (післязавтра), "lastyear" (торік), "howmany" (скільки);
+// через is "within", as «в»/«у» are "in" and only через + a unit is a time ahead.
 // Prepositions that are not always about time map to the bound that makes no anchor:
 // до → "by" («до лікаря» is "to the doctor"), з/с/від/от → "from" («з Анною» is "with
 // Ann").
