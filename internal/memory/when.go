@@ -98,9 +98,10 @@ func ParseTime(query string, now time.Time) TimeQuery {
 		}
 		start := toks[i].start
 		if bound == "" {
-			// a preposition before the expression goes with it: "in March", "on Monday"
-			if i > 0 && isTimePreposition(toks[i-1].w) {
-				start = toks[i-1].start
+			// a preposition before the expression goes with it: "in March", "on Monday",
+			// and two do: «на початку березня» ("on the start of March")
+			for j := i - 1; j >= 0 && j >= i-2 && isTimePreposition(toks[j].w); j-- {
+				start = toks[j].start
 			}
 		}
 		switch bound {

@@ -55,7 +55,8 @@ var cyrillicTime = func() map[string]string {
 	add("on", "на")
 	add("during", "протягом")
 	add("over", "за")
-	add("of", "го")
+	// «8-го травня»; «на початку березня», «в конце мая»: the part of a month goes with it
+	add("of", "го початку кінці середині начале конце середине")
 	// bounds
 	add("before", "перед")
 	add("after", "після после")
