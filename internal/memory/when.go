@@ -321,7 +321,7 @@ func timeTokens(text string) []timeToken {
 			w = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'"))
 			tok := timeToken{w: w, start: start, end: i}
 			if w != "" && w[0] >= 0x80 {
-				if en, ok := cyrillicTime[w]; ok {
+				if en, ok := cyrillicTime()[w]; ok {
 					tok.w, tok.alias = en, true
 				}
 			}
