@@ -69,6 +69,16 @@ func TestMemorySearchCLI(t *testing.T) {
 			t.Errorf("%q (asked 28 May) found:\n%s\nwant message 1 of 20 May, with when it was said", q, out)
 		}
 	}
+	// A question that names only a time finds what was said then.
+	for _, c := range []struct{ chat, query, first string }{
+		{"1001", "what happened last week", "#4"},
+		{"1002", "що було минулого тижня", "#1"},
+	} {
+		out = mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", c.chat, "-q", c.query, "--at", "2024-05-28 09:00", "-k", "1")
+		if !strings.Contains(out, c.first) || !strings.Contains(out, "Mon 20 May 2024") {
+			t.Errorf("%q (asked 28 May) found:\n%s\nwant message %s, said Monday 20 May", c.query, out, c.first)
+		}
+	}
 	// A mistyped word finds the word the chat has one edit from it.
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "the dnetist", "-k", "2")
 	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {

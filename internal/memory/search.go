@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -247,6 +248,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(terms) == 0 { // only a time: "what happened yesterday?"
 		terms = Terms(q.Text, s.stop)
 	}
+	terms = append(terms, s.monthTerms(tq.Span)...)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -332,6 +334,28 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 		}
 	}
 	return span, nil
+}
+
+// monthTerms are the words by which the history index finds every message said in span:
+// the index entry of a message holds the month and year it was said in (UTC), so "may
+// 2024" finds the messages of May 2024, among which the searcher then prefers those of
+// span. A question that names only a time ("what happened last week?") has no other words
+// that its messages share. None for a span open on a side or longer than a year, or when
+// the index entry's context is not searched (ContextWeight 0).
+func (s *Searcher) monthTerms(span Span) []string {
+	if span.From.IsZero() || span.To.IsZero() || s.opts.ContextWeight <= 0 || span.To.Sub(span.From) > 366*24*time.Hour {
+		return nil
+	}
+	var out []string
+	from, to := span.From.UTC(), span.To.UTC()
+	for m := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC); m.Before(to); m = m.AddDate(0, 1, 0) {
+		for _, w := range []string{strings.ToLower(m.Month().String()), strconv.Itoa(m.Year())} {
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // window is the time of which a query naming span ranks more keyword candidates: the
