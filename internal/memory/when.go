@@ -50,7 +50,8 @@ type TimeQuery struct {
 	// becomes "what did we cook", so that "last" and "week" are not searched for, nor
 	// "March" and "2023" of "in March 2023": messages said then are preferred by their
 	// time, and a month or a year is in the index entry of every message said in it, so
-	// searching for one ranks every message of that month in the database.
+	// searching for one as a word ranks every message of that month in the database (the
+	// searcher adds the months of a bounded Span itself, as such: see monthTerms).
 	Text string
 }
 
