@@ -25,11 +25,15 @@ type SearchQuery struct {
 	// more); 0 ignores it.
 	PreviousWeight float64
 	Limit          int
-	// WithinLimit > 0 asks for the Limit best messages and, of the WithinLimit next best,
-	// those said between Since and Until (a zero bound is open; Until exclusive): what a
-	// question naming a time needs, whose answer may match only a name and sit behind
-	// many better matches said at other times. Hits come best first; every hit after the
-	// first Limit was said in that time.
+	// WithinLimit > 0 asks for the Limit best messages and up to WithinLimit more said
+	// between Since and Until (a zero bound is open; Until exclusive): what a question
+	// naming a time needs, whose answer may match only a name and sit behind many better
+	// matches said at other times: those of the WithinLimit next best said then. In a
+	// chat where some of Terms are too common for all their matches to be ranked, and
+	// none of the next best was said then, they are the best of that time's messages, its
+	// words counted in that time (a word too common in a busy chat to search, as a month's
+	// name is in that month, may be rare in a week of it). Hits come best first; every
+	// hit after the first Limit was said in that time.
 	WithinLimit  int
 	Since, Until time.Time
 	// Typos, for a search someone typed: when no word of it matches anything in the scope,
@@ -53,6 +57,45 @@ func (q SearchQuery) KeepWithin(hits []SearchHit) []SearchHit {
 	return append(hits[:q.Limit], slices.DeleteFunc(hits[q.Limit:], func(h SearchHit) bool {
 		return !q.Within(h.Message.Time)
 	})...)
+}
+
+// IDsBetween returns the range of message ids first..last of a chat, whose ids run from
+// lowest to highest, that holds the messages said between since and until (zero: open;
+// until exclusive) and no others, found by binary search over the ids: a chat's ids grow
+// with time. at returns the first message at or after an id, its id and time (found false
+// past the end). ok is false when no message of the chat was said then.
+func IDsBetween(lowest, highest int64, since, until time.Time, at func(id int64) (int64, time.Time, bool, error)) (first, last int64, ok bool, err error) {
+	// firstFrom is the first id said at or after t, or highest+1 when none.
+	firstFrom := func(t time.Time) (int64, error) {
+		lo, hi := lowest, highest+1
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			id, said, found, err := at(mid)
+			switch {
+			case err != nil:
+				return 0, err
+			case found && said.Before(t):
+				lo = id + 1
+			default:
+				hi = mid
+			}
+		}
+		return lo, nil
+	}
+	first, last = lowest, highest
+	if !since.IsZero() {
+		if first, err = firstFrom(since); err != nil {
+			return 0, 0, false, err
+		}
+	}
+	if !until.IsZero() {
+		next, err := firstFrom(until)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		last = next - 1
+	}
+	return first, last, first <= last, nil
 }
 
 // SearchHit is one keyword candidate: a stored message and its BM25 score.

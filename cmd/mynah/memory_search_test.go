@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMemorySearchCLI: `mynah memory search` takes several --query at once and merges
@@ -86,6 +88,34 @@ func TestMemorySearchCLI(t *testing.T) {
 	}
 	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir, "-q", "x", "--at", "next tuesday"); code == 0 || !strings.Contains(out, "--at") {
 		t.Errorf("a bad --at: exit %d\n%s", code, out)
+	}
+}
+
+// TestMemorySearchBusyChat: in a chat busy enough that the words of a time are too common
+// to rank all their matches (a message every hour: 2,400 say "2023", 720 say "April"), a
+// question that names only a time still finds what was said then, not the month's newest.
+func TestMemorySearchBusyChat(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	path := filepath.Join(t.TempDir(), "busy.jsonl")
+	var b strings.Builder
+	start := time.Date(2023, 3, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 2400 {
+		fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 1001, "sender_name": "Alice", "text": "status report number %d"}`+"\n",
+			i+1, start.Add(time.Duration(i)*time.Hour).Format(time.RFC3339), i+1)
+	}
+	write(t, path, b.String())
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1003", path)
+	// Asked Saturday 15 April: last week is Monday 3 to Sunday 9 April, messages 793-936.
+	out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "1003", "-q", "what happened last week", "--at", "2023-04-15 12:00", "-k", "5", "--json")
+	type item struct {
+		MessageID int64 `json:"message_id"`
+	}
+	var items []item
+	if err := json.Unmarshal([]byte(out), &items); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if len(items) != 5 || slices.ContainsFunc(items, func(it item) bool { return it.MessageID < 793 || it.MessageID > 936 }) {
+		t.Errorf("what happened last week (asked 15 April) found %+v, want 5 of messages 793-936 (3-9 April)", items)
 	}
 }
 

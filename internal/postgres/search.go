@@ -47,6 +47,11 @@ const (
 		FROM unnest($2::bigint[], $3::bigint[]) AS k(chat_id, message_id)
 		JOIN messages m ON m.agent = $1 AND m.chat_id = k.chat_id AND m.message_id = k.message_id
 		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id`
+	// queryIDAtOrAfter is the first message of a chat at or after an id: its id and time.
+	queryIDAtOrAfter = `SELECT message_id, time FROM messages
+		WHERE agent = $1 AND chat_id = $2 AND message_id >= $3 ORDER BY message_id LIMIT 1`
+	queryIDRange = `SELECT coalesce(min(message_id), 0), coalesce(max(message_id), -1) FROM messages
+		WHERE agent = $1 AND chat_id = $2`
 	queryBefore = `SELECT ` + messageColumns + messageFrom +
 		`WHERE m.agent = $1 AND m.chat_id = $2 AND m.message_id < $3 ORDER BY m.message_id DESC LIMIT $4`
 	queryFrom = `SELECT ` + messageColumns + messageFrom +
@@ -222,36 +227,8 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	var rare, common []queryTerm
-	var rareCounts, commonCounts []int64
-	for i, t := range terms {
-		switch n := counts[i]; {
-		case n == 0 || n >= veryCommonTerm:
-		case n < commonTerm:
-			rare, rareCounts = append(rare, t), append(rareCounts, n)
-		default:
-			j, _ := slices.BinarySearch(commonCounts, n)
-			common, commonCounts = slices.Insert(common, j, t), slices.Insert(commonCounts, j, n)
-		}
-	}
-	var scored []scoredEntry
-	switch {
-	case len(rare) > 0:
-		// Messages with a rare term, scored by the common ones too.
-		s := newBM25(slices.Concat(rareCounts, commonCounts), docs, tokens, weight)
-		scored, err = db.rank(ctx, sc, tsquery(rare, parts), slices.Concat(rare, common), parts, 0, s)
-	case q.Sender != 0:
-		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, 0, newBM25(counts, docs, tokens, weight))
-	default:
-		s := newBM25(counts, docs, tokens, weight)
-		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, recentMatches, s)
-		if err == nil && len(common) > 1 {
-			var met []scoredEntry
-			both := "(" + tsquery(common[:1], parts) + ") & (" + tsquery(common[1:], parts) + ")"
-			met, err = db.rank(ctx, sc, both, terms, parts, recentMatches, s)
-			scored = mergeScored(scored, met)
-		}
-	}
+	scorer := newIDF(docs, tokens, weight)
+	scored, partial, err := db.rankTerms(ctx, sc, terms, counts, counts, parts, scorer)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -262,7 +239,112 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	return q.KeepWithin(hits), nil
+	hits = q.KeepWithin(hits)
+	if q.WithinLimit > 0 && q.Chat != 0 && q.Sender == 0 && partial && len(hits) <= q.Limit {
+		if hits, err = db.addWithin(ctx, q, sc, hits, terms, counts, parts, scorer); err != nil {
+			return nil, fail(ctx, err, "search history of %s", q.Agent)
+		}
+	}
+	return hits, nil
+}
+
+// newIDF returns the BM25 scorer of terms with counts in a scope of docs entries and
+// tokens in all, parts weighed by weight.
+func newIDF(docs, tokens int64, weight map[string]float64) func(counts []int64) *bm25 {
+	return func(counts []int64) *bm25 { return newBM25(counts, docs, tokens, weight) }
+}
+
+// rankTerms scores the entries of the scope sc that match terms, best first: counts are
+// the terms' matches in sc, which split them into rare, common and very common, and idf
+// their matches in the search's whole scope, which weigh them. As SearchHistory says, the
+// entries with a rare term are ranked by every term but the very common ones, and a search
+// of common terms alone ranks the newest matches of any and of the least common meeting
+// another. partial is true when not every match of every term was ranked.
+func (db *DB) rankTerms(ctx context.Context, sc searchScope, terms []queryTerm, counts, idf []int64, parts []string, scorer func([]int64) *bm25) (scored []scoredEntry, partial bool, err error) {
+	var rare, common []queryTerm
+	var rareIDF, commonIDF, commonCounts []int64
+	for i, t := range terms {
+		switch n := counts[i]; {
+		case n == 0:
+		case n >= veryCommonTerm:
+			partial = true
+		case n < commonTerm:
+			rare, rareIDF = append(rare, t), append(rareIDF, idf[i])
+		default:
+			j, _ := slices.BinarySearch(commonCounts, n)
+			common, commonCounts = slices.Insert(common, j, t), slices.Insert(commonCounts, j, n)
+			commonIDF = slices.Insert(commonIDF, j, idf[i])
+		}
+	}
+	partial = partial || len(common) > 0
+	switch {
+	case len(rare) > 0:
+		// Messages with a rare term, scored by the common ones too.
+		s := scorer(slices.Concat(rareIDF, commonIDF))
+		scored, err = db.rank(ctx, sc, tsquery(rare, parts), slices.Concat(rare, common), parts, 0, s)
+	case sc.sender != 0:
+		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, 0, scorer(idf))
+	default:
+		s := scorer(idf)
+		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, recentMatches, s)
+		if err == nil && len(common) > 1 {
+			var met []scoredEntry
+			both := "(" + tsquery(common[:1], parts) + ") & (" + tsquery(common[1:], parts) + ")"
+			met, err = db.rank(ctx, sc, both, terms, parts, recentMatches, s)
+			scored = mergeScored(scored, met)
+		}
+		partial = true
+	}
+	return scored, partial, err
+}
+
+// addWithin returns hits, the search's best, and after them the best of q's chat said
+// between q.Since and q.Until, found by searching that time alone, its terms counted
+// there (a word too common in a busy chat to be ranked in all its matches may be rare in a
+// week of it) and weighed as in the chat: what SearchHistory adds when terms were left out
+// or ranked only in part and none of the next best was said then. A chat's messages of a
+// time are a range of its ids (ids grow with time).
+func (db *DB) addWithin(ctx context.Context, q mynah.SearchQuery, sc searchScope, hits []mynah.SearchHit, terms []queryTerm, counts []int64, parts []string, scorer func([]int64) *bm25) ([]mynah.SearchHit, error) {
+	first, last, ok, err := db.idsBetween(ctx, q.Agent, q.Chat, q.Since, q.Until)
+	if err != nil || !ok {
+		return hits, err
+	}
+	w := sc
+	w.first, w.last = first, last
+	n, err := db.probe(ctx, w, terms, parts)
+	if err != nil {
+		return nil, err
+	}
+	found, _, err := db.rankTerms(ctx, w, terms, n, counts, parts, scorer)
+	if err != nil {
+		return nil, err
+	}
+	found = slices.DeleteFunc(found, func(e scoredEntry) bool {
+		return slices.ContainsFunc(hits, func(h mynah.SearchHit) bool { return int64(h.Message.ID) == e.id })
+	})
+	more, err := db.winners(ctx, q.Agent, found[:min(q.WithinLimit, len(found))])
+	if err != nil {
+		return nil, err
+	}
+	return append(hits, slices.DeleteFunc(more, func(h mynah.SearchHit) bool { return !q.Within(h.Message.Time) })...), nil
+}
+
+// idsBetween returns the range of message ids first..last of agent's chat that holds the
+// messages said between since and until (see mynah.IDsBetween); ok is false when no
+// message of the chat was said then.
+func (db *DB) idsBetween(ctx context.Context, agent string, chat mynah.ChatID, since, until time.Time) (first, last int64, ok bool, err error) {
+	var lowest, highest int64
+	if err := db.pool.QueryRow(ctx, queryIDRange, agent, int64(chat)).Scan(&lowest, &highest); err != nil {
+		return 0, 0, false, err
+	}
+	return mynah.IDsBetween(lowest, highest, since, until, func(id int64) (int64, time.Time, bool, error) {
+		var got, ms int64
+		err := db.pool.QueryRow(ctx, queryIDAtOrAfter, agent, int64(chat), id).Scan(&got, &ms)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, time.Time{}, false, nil
+		}
+		return got, time.UnixMilli(ms), err == nil, err
+	})
 }
 
 // mergeScored returns the entries of a and b, each once, best first.
@@ -282,6 +364,9 @@ type searchScope struct {
 	agent  string
 	chat   mynah.ChatID
 	sender mynah.UserID
+	// first..last, when last > 0, are the only message ids of the chat searched: its
+	// messages of a time.
+	first, last int64
 }
 
 // where returns the scope's conditions on message_search, numbering its parameters from
@@ -302,6 +387,11 @@ func (s searchScope) where(next int) (string, []any) {
 		args = append(args, int64(s.sender))
 		cond += fmt.Sprintf(" AND sender_id = $%d", next+len(args)-1)
 	}
+	if s.last > 0 {
+		// A time's messages are found along the key: a term too common in the chat to
+		// search is in most of them.
+		return s.exact(next)
+	}
 	return cond, args
 }
 
@@ -311,6 +401,10 @@ func (s searchScope) exact(next int) (string, []any) {
 	if s.chat != 0 {
 		args = append(args, int64(s.chat))
 		cond += fmt.Sprintf(" AND chat_id = $%d", next+len(args)-1)
+	}
+	if s.last > 0 {
+		args = append(args, s.first, s.last)
+		cond += fmt.Sprintf(" AND message_id BETWEEN $%d AND $%d", next+len(args)-2, next+len(args)-1)
 	}
 	return cond, args
 }
@@ -377,7 +471,7 @@ func (db *DB) rank(ctx context.Context, sc searchScope, match string, terms []qu
 	if newest > 0 {
 		// The newest matches of common terms are dense along the scope's key: walking it
 		// back is cheaper than collecting every match.
-		cond, args = searchScope{agent: sc.agent, chat: sc.chat}.exact(2)
+		cond, args = searchScope{agent: sc.agent, chat: sc.chat, first: sc.first, last: sc.last}.exact(2)
 	}
 	inner := `SELECT chat_id, message_id, len, doc FROM message_search WHERE ` + cond + ` AND doc @@ $1::tsquery`
 	if newest > 0 {

@@ -100,7 +100,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	terms, rare, common, err := db.termsByCount(ctx, q.Terms, cols, lo, hi, mark, q.Typos)
+	terms, rare, common, partial, err := db.termsByCount(ctx, q.Terms, cols, lo, hi, mark, q.Typos)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -116,8 +116,12 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 		return hits, nil
 	}
 	keys, err := db.rankKeys(ctx, w, rare, common, cols, match, lo, hi, q.Limit+max(q.WithinLimit, 0))
-	if err == nil && len(keys) > q.Limit && q.Chat != 0 {
-		keys, err = db.keepWithin(ctx, q, keys)
+	if err == nil && q.WithinLimit > 0 && q.Chat != 0 {
+		var more window
+		if partial {
+			more = window{db: db, w: w, terms: terms, cols: cols, scope: lo, mark: mark}
+		}
+		keys, err = db.keepWithin(ctx, q, keys, more)
 	}
 	var hits []mynah.SearchHit
 	if err == nil {
@@ -163,72 +167,82 @@ func (db *DB) rankKeys(ctx context.Context, w []any, rare, common, cols []string
 	return r.best(limit), nil
 }
 
-// keepWithin keeps, of keys beyond the first q.Limit, those of messages said between
-// q.Since and q.Until, before their messages are read: in a chat, its messages of a time
-// are a range of message ids (ids grow with time), so a range of the index's keys. (Where
-// ids do not grow with time, as when chats of different times were imported into one,
-// some are missed; those kept but not of the time are left out once read.) Across an
-// agent's chats they are not one range, and every key is read.
-func (db *DB) keepWithin(ctx context.Context, q mynah.SearchQuery, keys []scoredKey) ([]scoredKey, error) {
+// window is a search of a chat's messages of a time, for keepWithin: terms, in the
+// columns cols weighed by w, in the index keys of the chat's scope.
+type window struct {
+	db    *DB // nil: no search
+	w     []any
+	terms []string
+	cols  []string
+	scope int64 // the chat's first index key
+	mark  int64 // the index's mark (see indexPending)
+}
+
+// keepWithin returns keys, best first, with those beyond the first q.Limit kept only for
+// messages said between q.Since and q.Until, before their messages are read: in a chat,
+// its messages of a time are a range of message ids (ids grow with time), so a range of
+// the index's keys. When none of them was said then and the keys may miss messages of
+// the time (terms were left out of the search, or ranked only where they met others, as
+// too common: a month's name in a busy chat), more, a search of that range alone, adds
+// its best: there the terms are rarer. (Where ids do not grow with time, as when chats of
+// different times were imported into one, some are missed; those kept but not of the
+// time are left out once read.)
+func (db *DB) keepWithin(ctx context.Context, q mynah.SearchQuery, keys []scoredKey, more window) ([]scoredKey, error) {
 	first, last, ok, err := db.idsBetween(ctx, q.Agent, q.Chat, q.Since, q.Until)
 	if err != nil {
 		return nil, err
 	}
-	return append(keys[:q.Limit], slices.DeleteFunc(keys[q.Limit:], func(k scoredKey) bool {
+	best := keys[:min(q.Limit, len(keys))]
+	within := slices.DeleteFunc(keys[len(best):], func(k scoredKey) bool {
 		id := k.key & (1<<messageBits - 1)
 		return !ok || id < first || id > last
-	})...), nil
+	})
+	if !ok || more.db == nil || len(within) > 0 {
+		return append(best, within...), nil
+	}
+	found, err := more.search(ctx, more.scope|first, more.scope|last, q.Limit+q.WithinLimit)
+	if err != nil {
+		return nil, err
+	}
+	found = slices.DeleteFunc(found, func(k scoredKey) bool {
+		return slices.ContainsFunc(best, func(b scoredKey) bool { return b.key == k.key })
+	})
+	return append(best, found[:min(q.WithinLimit, len(found))]...), nil
+}
+
+// search returns the limit best keys in [lo, hi], a part of the window's scope, by the
+// window's terms, counted there: a term too common in the whole chat may be rare in a week.
+func (w window) search(ctx context.Context, lo, hi int64, limit int) ([]scoredKey, error) {
+	_, rare, common, _, err := w.db.termsByCount(ctx, w.terms, w.cols, lo, hi, w.mark, false)
+	if err != nil {
+		return nil, err
+	}
+	match := matchExpr(w.terms, w.cols)
+	if len(rare) > 0 {
+		match = matchExpr(rare, w.cols)
+	}
+	if match == "" {
+		return nil, nil
+	}
+	return w.db.rankKeys(ctx, w.w, rare, common, w.cols, match, lo, hi, limit)
 }
 
 // idsBetween returns the range of message ids first..last of agent's chat that holds the
-// messages said between since and until (zero: open; until exclusive) and no others, found
-// by binary search over the ids: a chat's ids grow with time. ok is false when no message
-// of the chat was said then.
+// messages said between since and until (see mynah.IDsBetween); ok is false when no
+// message of the chat was said then.
 func (db *DB) idsBetween(ctx context.Context, agent string, chat mynah.ChatID, since, until time.Time) (first, last int64, ok bool, err error) {
-	// at returns the first message at or after id: its id and time; ok false past the end.
-	at := func(id int64) (int64, time.Time, bool, error) {
+	var lowest, highest int64
+	if err := db.stmts.idRange.QueryRowContext(ctx, agent, int64(chat)).Scan(&lowest, &highest); err != nil {
+		return 0, 0, false, err
+	}
+	return mynah.IDsBetween(lowest, highest, since, until, func(id int64) (int64, time.Time, bool, error) {
 		var got, ms int64
 		err := db.stmts.idAtOrAfter.QueryRowContext(ctx, agent, int64(chat), id).Scan(&got, &ms)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, time.Time{}, false, nil
 		}
 		return got, time.UnixMilli(ms), err == nil, err
-	}
-	var lowest, highest int64
-	if err := db.stmts.idRange.QueryRowContext(ctx, agent, int64(chat)).Scan(&lowest, &highest); err != nil {
-		return 0, 0, false, err
-	}
-	// firstFrom is the first id said at or after t, or highest+1 when none.
-	firstFrom := func(t time.Time) (int64, error) {
-		lo, hi := lowest, highest+1
-		for lo < hi {
-			mid := lo + (hi-lo)/2
-			id, said, found, err := at(mid)
-			switch {
-			case err != nil:
-				return 0, err
-			case found && said.Before(t):
-				lo = id + 1
-			default:
-				hi = mid
-			}
-		}
-		return lo, nil
-	}
-	first, last = lowest, highest
-	if !since.IsZero() {
-		if first, err = firstFrom(since); err != nil {
-			return 0, 0, false, err
-		}
-	}
-	if !until.IsZero() {
-		next, err := firstFrom(until)
-		if err != nil {
-			return 0, 0, false, err
-		}
-		last = next - 1
-	}
-	return first, last, first <= last, nil
+	})
 }
 
 // searchSender is SearchHistory's search of one sender's messages: the filter comes
@@ -397,28 +411,31 @@ const (
 
 // termsByCount returns terms (corrected: below), those with at least one and fewer than
 // commonTerm matches in cols of the scope (rare), and those with at least commonTerm and
-// fewer than veryCommonTerm (common), least common first. A term that matches nothing is
+// fewer than veryCommonTerm (common), least common first; partial is true when some term
+// is common or very common, so that not all its matches are ranked. A term that matches nothing is
 // neither: narrowing the query to it would find nothing ("Havells grooming kit" with no
 // "grooming" anywhere). Each probe stops at veryCommonTerm matches, so it costs at most
 // that; its count is remembered (see termCounts) while it still decides the same, so a
 // chat's usual words are probed once. With typos, when no term matches anything, the
 // longest are replaced by their corrections (see correctAll).
-func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64, typos bool) (corrected, rare, common []string, err error) {
+func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64, typos bool) (corrected, rare, common []string, partial bool, err error) {
 	counts := make([]int, len(terms))
 	for i, t := range terms {
 		if counts[i], err = db.count(ctx, t, cols, lo, hi, mark); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, false, err
 		}
 	}
 	if typos && !slices.ContainsFunc(counts, func(n int) bool { return n > 0 }) {
 		if terms, counts, err = db.correctAll(ctx, terms, cols, lo, hi, mark); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, false, err
 		}
 	}
 	var commonCounts []int
 	for i, t := range terms {
 		switch n := counts[i]; {
-		case n == 0 || n >= veryCommonTerm:
+		case n == 0:
+		case n >= veryCommonTerm:
+			partial = true
 		case n < commonTerm:
 			rare = append(rare, t)
 		default:
@@ -426,7 +443,7 @@ func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, ma
 			commonCounts, common = slices.Insert(commonCounts, j, n), slices.Insert(common, j, t)
 		}
 	}
-	return terms, rare, common, nil
+	return terms, rare, common, partial || len(common) > 0, nil
 }
 
 // count returns how many matches term has in cols of the scope, up to veryCommonTerm:

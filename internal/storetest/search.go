@@ -387,6 +387,34 @@ func testSearchWithin(t *testing.T, b Backend) {
 	}
 }
 
+// testSearchWithinBusyChat: in a chat where the words of a search are too common to rank
+// all their matches (a month's name in the month's every message: see veryCommonTerm), the
+// messages of a time asked for are still found when none of the next best were said
+// then, however old: counted in that time, the words are rare there. A word that is rare
+// in the chat finds its message first as before.
+func testSearchWithinBusyChat(t *testing.T, b Backend) {
+	s := b.Open(t)
+	var msgs []mynah.Message
+	for i := 1; i <= 3000; i++ {
+		text := fmt.Sprintf("hello again, note %d", i)
+		if i == 2999 {
+			text = "hello, I saw a unicorn"
+		}
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(i), Sender: alice, Time: at(60 * i), Text: text})
+	}
+	importMessages(t, s, agentA, group, msgs...)
+	q := mynah.SearchQuery{Agent: agentA, Chat: group.ID, Terms: []string{"hello", "note"}, Limit: 5,
+		WithinLimit: 20, Since: at(60 * 100), Until: at(60 * 110)}
+	got := search(t, s, q)
+	if len(got) < 15 || !slices.Equal(sorted(got[5:]), []mynah.MessageID{100, 101, 102, 103, 104, 105, 106, 107, 108, 109}) {
+		t.Errorf("search for hello note, 20 more within messages 100-109's time = %v, want 5 and then 100-109", got)
+	}
+	q.Terms = []string{"hello", "unicorn"}
+	if got := search(t, s, q); len(got) == 0 || got[0] != 2999 {
+		t.Errorf("search for hello unicorn within messages 100-109's time = %v, want 2999 first", got)
+	}
+}
+
 // testSearchTypos: a typed search (Typos) whose words match nothing reads a mistyped word
 // as the word one edit from it with the most matches in the chat, and only in the chat:
 // another chat's words never stand in for it; short words stay as they are, and so does

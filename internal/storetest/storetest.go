@@ -154,6 +154,7 @@ func Run(t *testing.T, b Backend) {
 			{"SearchBigChat", testSearchBigChat},
 			{"SearchCommonTerms", testSearchCommonTerms},
 			{"SearchWithin", testSearchWithin},
+			{"SearchWithinBusyChat", testSearchWithinBusyChat},
 			{"SearchTypos", testSearchTypos},
 			{"Around", testAround},
 		}},
