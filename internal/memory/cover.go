@@ -23,12 +23,23 @@ func isASCII(w string) bool {
 
 // conjuncts returns the content words a query joins with "and" ("days in Japan and
 // Chicago" → japan, chicago; "Melanie and her husband" → melanie, husband; Ukrainian і,
-// й, та and Russian и alike): the nearest word on each side of each "and" that is not a
-// stop word, each once. A query that joins nothing returns none.
+// й, та and Russian и alike), or with "or" when it asks which came first (see compares:
+// "which did I adopt first, Susie or Seraphim?" → susie, seraphim): the nearest word on
+// each side of each "and" that is not a stop word, each once. A query that joins nothing
+// returns none.
 func conjuncts(query string, stop map[string]bool) []string {
 	words := splitWords(strings.ToLower(query))
 	var out []string
-	and := func(w string) bool { return w == "and" || w == "і" || w == "й" || w == "та" || w == "и" }
+	either := compares(words)
+	and := func(w string) bool {
+		switch w {
+		case "and", "і", "й", "та", "и":
+			return true
+		case "or", "або", "чи", "или":
+			return either
+		}
+		return false
+	}
 	add := func(from, step int) {
 		for j := from; j >= 0 && j < len(words) && (j-from)*step < 3; j += step {
 			if w := words[j]; and(w) {
@@ -48,6 +59,24 @@ func conjuncts(query string, stop map[string]bool) []string {
 		}
 	}
 	return out
+}
+
+// compares reports whether a query's words ask which of two things came first or last
+// ("which did I adopt first, Susie or Seraphim?", "did I see Ann or Bob more recently?",
+// «що я купила раніше, лампу чи стіл?»): its answer needs when each of them was, so its
+// results should hold both.
+func compares(words []string) bool {
+	or, order := false, false
+	for _, w := range words {
+		switch w {
+		case "or", "або", "чи", "или":
+			or = true
+		case "first", "earlier", "earliest", "later", "latest", "sooner", "recently",
+			"раніше", "пізніше", "спочатку", "першим", "першою", "раньше", "позже", "сначала", "первым", "первой":
+			order = true
+		}
+	}
+	return or && order
 }
 
 // cover makes sure the first k of cands (ranked, best first) hold each of words that any

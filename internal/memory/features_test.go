@@ -258,6 +258,13 @@ func TestCover(t *testing.T) {
 			fmt.Sprintf("+%d Alice: day six in japan, the days fly", day),
 			fmt.Sprintf("+%d Alice: back from the work trip to chicago", 40*day),
 		}},
+		{"which first", "Where did Alice spend days first, Japan or Chicago?", "Did Alice write about relaxing in Japan or Chicago?", []string{
+			"+0 Alice: 10 days in japan, landed today",
+			"+1 Alice: the first days in japan were rainy",
+			"+2 Bob: how many days left in japan?",
+			fmt.Sprintf("+%d Alice: day six in japan, the days fly", day),
+			fmt.Sprintf("+%d Alice: back from the work trip to chicago", 40*day),
+		}},
 		{"Ukrainian", "Скільки днів Аліса провела в Японії та Чикаго загалом?", "Що Аліса писала про відпочинок в Японії та Чикаго", []string{
 			"+0 Alice: 10 днів в Японії, щойно приземлилася",
 			"+1 Alice: перші дні в Японії були дощові",
@@ -292,6 +299,9 @@ func TestConjuncts(t *testing.T) {
 		"How many times did I go hiking?":                  nil,
 		"Скільки днів у Японії та Чикаго загалом?":         {"японії", "чикаго"},
 		"Сколько дней в Японии и Чикаго?":                  {"японии", "чикаго"},
+		"Which pet did I adopt first, Susie or Seraphim?":  {"susie", "seraphim"},
+		"Did I adopt Susie or Seraphim?":                   nil,
+		"Що я купила раніше, лампу чи стіл?":               {"лампу", "стіл"},
 		"and": nil,
 	} {
 		if got := conjuncts(q, stop); !slices.Equal(got, want) {

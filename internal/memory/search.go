@@ -135,8 +135,9 @@ type Options struct {
 	// score multiplied by 1-Diversity for each, so another conversation's turn comes in.
 	Diversity float64
 	// Cover makes the results of a query for several things (see Aggregate) that joins
-	// them with "and" ("how many days in Japan and Chicago?") hold each of them that any
-	// candidate holds (see cover).
+	// them with "and" ("how many days in Japan and Chicago?"), or of one asking which of
+	// two came first ("which did I adopt first, Susie or Seraphim?": see compares), hold
+	// each of them that any candidate holds (see cover).
 	Cover bool
 	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
 	// the query and searches again (pseudo-relevance feedback), blending the second
@@ -280,7 +281,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	cands = slices.DeleteFunc(cands, func(c *candidate) bool {
 		return (q.Chat == 0 || c.msg.Chat.ID == q.Chat) && slices.Contains(q.Exclude, c.msg.ID)
 	})
-	if s.opts.Cover && Aggregate(q.Text) {
+	if s.opts.Cover && (Aggregate(q.Text) || compares(splitWords(strings.ToLower(q.Text)))) {
 		cands = cover(cands, k, conjuncts(q.Text, s.stop))
 	}
 
