@@ -247,24 +247,19 @@ func TestTimeAnchors(t *testing.T) {
 func TestCover(t *testing.T) {
 	t0 := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
 	day := 24 * 60
+	trips := []string{
+		"+0 Alice: 10 days in japan, landed today",
+		"+1 Alice: the first days in japan were rainy",
+		"+2 Bob: how many days left in japan?",
+		fmt.Sprintf("+%d Alice: day six in japan, the days fly", day),
+		fmt.Sprintf("+%d Alice: back from the work trip to chicago", 40*day),
+	}
 	for _, c := range []struct {
 		name, query, other string
 		messages           []string
 	}{
-		{"English", "How many days did Alice spend in Japan and Chicago in total?", "What did Alice write about relaxing in Japan and Chicago", []string{
-			"+0 Alice: 10 days in japan, landed today",
-			"+1 Alice: the first days in japan were rainy",
-			"+2 Bob: how many days left in japan?",
-			fmt.Sprintf("+%d Alice: day six in japan, the days fly", day),
-			fmt.Sprintf("+%d Alice: back from the work trip to chicago", 40*day),
-		}},
-		{"which first", "Where did Alice spend days first, Japan or Chicago?", "Did Alice write about relaxing in Japan or Chicago?", []string{
-			"+0 Alice: 10 days in japan, landed today",
-			"+1 Alice: the first days in japan were rainy",
-			"+2 Bob: how many days left in japan?",
-			fmt.Sprintf("+%d Alice: day six in japan, the days fly", day),
-			fmt.Sprintf("+%d Alice: back from the work trip to chicago", 40*day),
-		}},
+		{"English", "How many days did Alice spend in Japan and Chicago in total?", "What did Alice write about relaxing in Japan and Chicago", trips},
+		{"which first", "Where did Alice spend days first, Japan or Chicago?", "Did Alice write about relaxing in Japan or Chicago?", trips},
 		{"Ukrainian", "Скільки днів Аліса провела в Японії та Чикаго загалом?", "Що Аліса писала про відпочинок в Японії та Чикаго", []string{
 			"+0 Alice: 10 днів в Японії, щойно приземлилася",
 			"+1 Alice: перші дні в Японії були дощові",
