@@ -105,7 +105,7 @@ func TestMemorySearchBusyChat(t *testing.T) {
 	}
 	write(t, path, b.String())
 	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1003", path)
-	// Asked Saturday 15 April: last week is Monday 3 to Sunday 9 April, messages 793-936.
+	// Asked Saturday 15 April: last week is Monday 3 to Sunday 9 April, messages 793-960.
 	out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "1003", "-q", "what happened last week", "--at", "2023-04-15 12:00", "-k", "5", "--json")
 	type item struct {
 		MessageID int64 `json:"message_id"`
@@ -114,8 +114,8 @@ func TestMemorySearchBusyChat(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &items); err != nil {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
-	if len(items) != 5 || slices.ContainsFunc(items, func(it item) bool { return it.MessageID < 793 || it.MessageID > 936 }) {
-		t.Errorf("what happened last week (asked 15 April) found %+v, want 5 of messages 793-936 (3-9 April)", items)
+	if len(items) != 5 || slices.ContainsFunc(items, func(it item) bool { return it.MessageID < 793 || it.MessageID > 960 }) {
+		t.Errorf("what happened last week (asked 15 April) found %+v, want 5 of messages 793-960 (3-9 April)", items)
 	}
 }
 
