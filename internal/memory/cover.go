@@ -79,44 +79,16 @@ func compares(words []string) bool {
 	return or && order
 }
 
-// cover makes sure the first k of cands (ranked, best first) hold each of words that any
-// of cands holds: a query for several things ("how many days in Japan and Chicago?")
+// cover makes sure the first k of cands (ranked, best first) hold each of h's words that
+// any of cands holds: a query for several things ("how many days in Japan and Chicago?")
 // whose best hits all tell of one of them gets the best hit of each other one in place
 // of the last hits that no word needs. A candidate holds a word when what it says (its
 // text and its media's descriptions) has the word's stem ("trips" holds "trip", «Японії»
 // holds «Японія», as stem reads Ukrainian and Russian) or its sender is named so.
-func cover(cands []*candidate, k int, words []string) []*candidate {
+func cover(cands []*candidate, k int, h *holder) []*candidate {
+	words, holds := h.words, h.holds
 	if len(words) < 2 || len(cands) <= k {
 		return cands
-	}
-	stems := make([][]string, len(words))
-	for i, w := range words {
-		if isASCII(w) {
-			stems[i] = []string{english.Stem(w, false)}
-		} else {
-			stems[i] = stem.Query(w) // a word of no clear language: its Russian and Ukrainian stems
-		}
-	}
-	held := make(map[*candidate][]bool, len(cands))
-	holds := func(c *candidate, i int) bool {
-		h, ok := held[c]
-		if !ok {
-			h = make([]bool, len(words))
-			text := map[string]bool{}
-			// stem.Text stems a message's Cyrillic words in the language the message is in
-			for _, w := range splitWords(stem.Text(strings.ToLower(prompt.Body(&c.msg)))) {
-				if isASCII(w) {
-					w = english.Stem(w, false)
-				}
-				text[w] = true
-			}
-			name := strings.ToLower(c.msg.Sender.FirstName)
-			for j := range words {
-				h[j] = slices.ContainsFunc(stems[j], func(s string) bool { return text[s] }) || name == words[j]
-			}
-			held[c] = h
-		}
-		return h[i]
 	}
 	top := slices.Clone(cands[:k])
 	rest := slices.Clone(cands[k:])
@@ -147,4 +119,45 @@ func cover(cands []*candidate, k int, words []string) []*candidate {
 		}
 	}
 	return append(top, rest...)
+}
+
+// holder tells which of words a candidate holds (see cover), each candidate read once.
+type holder struct {
+	words []string
+	stems [][]string
+	held  map[*candidate][]bool
+}
+
+func newHolder(words []string) *holder {
+	h := &holder{words: words, stems: make([][]string, len(words)), held: map[*candidate][]bool{}}
+	for i, w := range words {
+		if isASCII(w) {
+			h.stems[i] = []string{english.Stem(w, false)}
+		} else {
+			h.stems[i] = stem.Query(w) // a word of no clear language: its Russian and Ukrainian stems
+		}
+	}
+	return h
+}
+
+// holds reports whether c holds the ith word.
+func (h *holder) holds(c *candidate, i int) bool {
+	held, ok := h.held[c]
+	if !ok {
+		held = make([]bool, len(h.words))
+		text := map[string]bool{}
+		// stem.Text stems a message's Cyrillic words in the language the message is in
+		for _, w := range splitWords(stem.Text(strings.ToLower(prompt.Body(&c.msg)))) {
+			if isASCII(w) {
+				w = english.Stem(w, false)
+			}
+			text[w] = true
+		}
+		name := strings.ToLower(c.msg.Sender.FirstName)
+		for j := range h.words {
+			held[j] = slices.ContainsFunc(h.stems[j], func(s string) bool { return text[s] }) || name == h.words[j]
+		}
+		h.held[c] = held
+	}
+	return held[i]
 }

@@ -285,6 +285,29 @@ func TestCover(t *testing.T) {
 	}
 }
 
+// TestCoverFills: when the candidates of a question for two things all tell of the one
+// with more matching words (the coffee machine fills the pool), the best message of the
+// other is searched for and comes in.
+func TestCoverFills(t *testing.T) {
+	t0 := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	var lines []string
+	for i := range 6 {
+		lines = append(lines, fmt.Sprintf("+%d Alice: the coffee machine is fixed, cup %d", i, i))
+	}
+	lines = append(lines, "+90 Bob: the printer is broken")
+	h := chatOf(t0, lines...)
+	o := DefaultOptions()
+	o.Pool = 4
+	q := Query{Text: "Which came first, the broken printer or the coffee machine fix?", K: 3}
+	if got := searchIDs(t, h, o, q); !slices.Contains(got, 7) {
+		t.Errorf("%v, want the printer's message 7 among 3 hits", got)
+	}
+	o.Cover = false
+	if got := searchIDs(t, h, o, q); slices.Contains(got, 7) {
+		t.Errorf("without cover: %v; the printer's message was expected to be left out of the pool, so the test shows what cover does", got)
+	}
+}
+
 func TestConjuncts(t *testing.T) {
 	stop := stopWords()
 	for q, want := range map[string][]string{

@@ -261,6 +261,13 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if s.vec != nil {
 		cands = s.fuseVectors(ctx, q, cands)
 	}
+	var covered *holder // the things a query for several asks for, each to be in the results
+	if s.opts.Cover && (Aggregate(q.Text) || compares(splitWords(strings.ToLower(q.Text)))) {
+		covered = newHolder(conjuncts(q.Text, s.stop))
+		if cands, err = s.fillCover(ctx, q, window, cands, covered); err != nil {
+			return nil, err
+		}
+	}
 	if s.opts.Expansion > 0 && len(cands) > 0 {
 		if cands, err = s.expand(ctx, q, terms, cands); err != nil {
 			return nil, err
@@ -281,8 +288,8 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	cands = slices.DeleteFunc(cands, func(c *candidate) bool {
 		return (q.Chat == 0 || c.msg.Chat.ID == q.Chat) && slices.Contains(q.Exclude, c.msg.ID)
 	})
-	if s.opts.Cover && (Aggregate(q.Text) || compares(splitWords(strings.ToLower(q.Text)))) {
-		cands = cover(cands, k, conjuncts(q.Text, s.stop))
+	if covered != nil {
+		cands = cover(cands, k, covered)
 	}
 
 	out := make([]Result, 0, k)
@@ -295,6 +302,44 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	return s.addNotes(ctx, q, terms, out, k)
 }
+
+// fillCover adds to cands, for each of h's words (see cover) that none of them holds, the best
+// messages that hold it, searched for by it alone: where one of the
+// things asked for matches many more messages than another ("which came first, the broken
+// printer or the coffee machine fix?"), the candidates may all tell of the first. They
+// come in with the lowest score among cands, for cover to place.
+func (s *Searcher) fillCover(ctx context.Context, q Query, window Span, cands []*candidate, h *holder) ([]*candidate, error) {
+	if len(h.words) < 2 || len(cands) == 0 {
+		return cands, nil
+	}
+	lowest := cands[0].score
+	seen := make(map[string]bool, len(cands))
+	for _, c := range cands {
+		lowest = min(lowest, c.score)
+		seen[messageKey(c.msg.Chat.ID, c.msg.ID)] = true
+	}
+	for i, w := range h.words {
+		if slices.ContainsFunc(cands, func(c *candidate) bool { return h.holds(c, i) }) {
+			continue
+		}
+		found, err := s.keyword(ctx, q, []string{w}, window)
+		if err != nil {
+			return nil, err
+		}
+		added := 0
+		for _, c := range found {
+			if key := messageKey(c.msg.Chat.ID, c.msg.ID); added < coverFill && !seen[key] && h.holds(c, i) {
+				c.score = min(c.score, lowest)
+				cands, seen[key] = append(cands, c), true
+				added++
+			}
+		}
+	}
+	return cands, nil
+}
+
+// coverFill is how many messages holding a thing no candidate holds fillCover adds.
+const coverFill = 10
 
 // anchorPool is how many messages matching an anchor's event are weighed to find the ones
 // that tell of it: those scoring at least anchorStrong of the best.
