@@ -116,10 +116,12 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 		return hits, nil
 	}
 	keys, err := db.rankKeys(ctx, w, rare, common, cols, match, lo, hi, q.Limit+max(q.WithinLimit, 0))
-	if err == nil && q.WithinLimit > 0 && q.Chat != 0 {
-		var more window
-		if partial {
-			more = window{db: db, w: w, terms: terms, cols: cols, scope: lo, mark: mark}
+	if err == nil && q.WithinLimit > 0 && q.Chat != 0 && (len(keys) > q.Limit || partial) {
+		var more func(first, last int64) ([]scoredKey, error)
+		if partial { // the chat's messages of the time, by their index keys
+			more = func(first, last int64) ([]scoredKey, error) {
+				return db.rankPart(ctx, w, terms, cols, lo|first, lo|last, mark, q.Limit+q.WithinLimit)
+			}
 		}
 		keys, err = db.keepWithin(ctx, q, keys, more)
 	}
@@ -167,27 +169,16 @@ func (db *DB) rankKeys(ctx context.Context, w []any, rare, common, cols []string
 	return r.best(limit), nil
 }
 
-// window is a search of a chat's messages of a time, for keepWithin: terms, in the
-// columns cols weighed by w, in the index keys of the chat's scope.
-type window struct {
-	db    *DB // nil: no search
-	w     []any
-	terms []string
-	cols  []string
-	scope int64 // the chat's first index key
-	mark  int64 // the index's mark (see indexPending)
-}
-
 // keepWithin returns keys, best first, with those beyond the first q.Limit kept only for
 // messages said between q.Since and q.Until, before their messages are read: in a chat,
 // its messages of a time are a range of message ids (ids grow with time), so a range of
 // the index's keys. When none of them was said then and the keys may miss messages of
 // the time (terms were left out of the search, or ranked only where they met others, as
-// too common: a month's name in a busy chat), more, a search of that range alone, adds
-// its best: there the terms are rarer. (Where ids do not grow with time, as when chats of
-// different times were imported into one, some are missed; those kept but not of the
-// time are left out once read.)
-func (db *DB) keepWithin(ctx context.Context, q mynah.SearchQuery, keys []scoredKey, more window) ([]scoredKey, error) {
+// too common: a month's name in a busy chat), more (when not nil), a search of the range
+// of ids first..last alone, adds its best: there the terms are rarer. (Where ids do not
+// grow with time, as when chats of different times were imported into one, some are
+// missed; those kept but not of the time are left out once read.)
+func (db *DB) keepWithin(ctx context.Context, q mynah.SearchQuery, keys []scoredKey, more func(first, last int64) ([]scoredKey, error)) ([]scoredKey, error) {
 	first, last, ok, err := db.idsBetween(ctx, q.Agent, q.Chat, q.Since, q.Until)
 	if err != nil {
 		return nil, err
@@ -197,10 +188,10 @@ func (db *DB) keepWithin(ctx context.Context, q mynah.SearchQuery, keys []scored
 		id := k.key & (1<<messageBits - 1)
 		return !ok || id < first || id > last
 	})
-	if !ok || more.db == nil || len(within) > 0 {
+	if !ok || more == nil || len(within) > 0 {
 		return append(best, within...), nil
 	}
-	found, err := more.search(ctx, more.scope|first, more.scope|last, q.Limit+q.WithinLimit)
+	found, err := more(first, last)
 	if err != nil {
 		return nil, err
 	}
@@ -210,21 +201,22 @@ func (db *DB) keepWithin(ctx context.Context, q mynah.SearchQuery, keys []scored
 	return append(best, found[:min(q.WithinLimit, len(found))]...), nil
 }
 
-// search returns the limit best keys in [lo, hi], a part of the window's scope, by the
-// window's terms, counted there: a term too common in the whole chat may be rare in a week.
-func (w window) search(ctx context.Context, lo, hi int64, limit int) ([]scoredKey, error) {
-	_, rare, common, _, err := w.db.termsByCount(ctx, w.terms, w.cols, lo, hi, w.mark, false)
+// rankPart returns the limit best index keys in [lo, hi], a part of a search's scope, for
+// terms in cols weighed by w, the terms counted there: a term too common in a whole chat
+// to be ranked in all its matches may be rare in a week of it.
+func (db *DB) rankPart(ctx context.Context, w []any, terms, cols []string, lo, hi, mark int64, limit int) ([]scoredKey, error) {
+	_, rare, common, _, err := db.termsByCount(ctx, terms, cols, lo, hi, mark, false)
 	if err != nil {
 		return nil, err
 	}
-	match := matchExpr(w.terms, w.cols)
+	match := matchExpr(terms, cols)
 	if len(rare) > 0 {
-		match = matchExpr(rare, w.cols)
+		match = matchExpr(rare, cols)
 	}
 	if match == "" {
 		return nil, nil
 	}
-	return w.db.rankKeys(ctx, w.w, rare, common, w.cols, match, lo, hi, limit)
+	return db.rankKeys(ctx, w, rare, common, cols, match, lo, hi, limit)
 }
 
 // idsBetween returns the range of message ids first..last of agent's chat that holds the
