@@ -303,11 +303,11 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	return s.addNotes(ctx, q, terms, out, k)
 }
 
-// fillCover adds to cands, for each of h's words (see cover) that none of them holds, the best
-// messages that hold it, searched for by it alone: where one of the
-// things asked for matches many more messages than another ("which came first, the broken
-// printer or the coffee machine fix?"), the candidates may all tell of the first. They
-// come in with the lowest score among cands, for cover to place.
+// fillCover adds to cands, for each of h's words (see cover) that none of them holds, up
+// to coverFill of the best messages that hold it, searched for by it alone: where one of
+// the things asked for matches more of a question's words than another ("which came
+// first, the broken printer or the coffee machine fix?"), the candidates may all tell of
+// the first. They come in with the lowest score among cands, for cover to place.
 func (s *Searcher) fillCover(ctx context.Context, q Query, window Span, cands []*candidate, h *holder) ([]*candidate, error) {
 	if len(h.words) < 2 || len(cands) == 0 {
 		return cands, nil

@@ -378,19 +378,22 @@ type searchScope struct {
 // statement, may walk the scope's primary key instead, testing every row of a big chat
 // against a rare term.
 func (s searchScope) where(next int) (string, []any) {
-	cond, args := fmt.Sprintf("agent || '' = $%d", next), []any{s.agent}
-	if s.chat != 0 {
-		args = append(args, int64(s.chat))
-		cond += fmt.Sprintf(" AND chat_id + 0 = $%d", next+len(args)-1)
+	var cond string
+	var args []any
+	if s.last > 0 {
+		// A time's messages are found along the key: a term too common in the chat to
+		// search is in most of them.
+		cond, args = s.exact(next)
+	} else {
+		cond, args = fmt.Sprintf("agent || '' = $%d", next), []any{s.agent}
+		if s.chat != 0 {
+			args = append(args, int64(s.chat))
+			cond += fmt.Sprintf(" AND chat_id + 0 = $%d", next+len(args)-1)
+		}
 	}
 	if s.sender != 0 {
 		args = append(args, int64(s.sender))
 		cond += fmt.Sprintf(" AND sender_id = $%d", next+len(args)-1)
-	}
-	if s.last > 0 {
-		// A time's messages are found along the key: a term too common in the chat to
-		// search is in most of them.
-		return s.exact(next)
 	}
 	return cond, args
 }
