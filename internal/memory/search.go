@@ -264,7 +264,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	var covered *holder // the things a query for several asks for, each to be in the results
 	if s.opts.Cover && (Aggregate(q.Text) || compares(splitWords(strings.ToLower(q.Text)))) {
 		covered = newHolder(conjuncts(q.Text, s.stop))
-		if cands, err = s.fillCover(ctx, q, window, cands, covered); err != nil {
+		if cands, err = s.fillCover(ctx, q, cands, covered); err != nil {
 			return nil, err
 		}
 	}
@@ -308,7 +308,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 // the things asked for matches more of a question's words than another ("which came
 // first, the broken printer or the coffee machine fix?"), the candidates may all tell of
 // the first. They come in with the lowest score among cands, for cover to place.
-func (s *Searcher) fillCover(ctx context.Context, q Query, window Span, cands []*candidate, h *holder) ([]*candidate, error) {
+func (s *Searcher) fillCover(ctx context.Context, q Query, cands []*candidate, h *holder) ([]*candidate, error) {
 	if len(h.words) < 2 || len(cands) == 0 {
 		return cands, nil
 	}
@@ -322,7 +322,7 @@ func (s *Searcher) fillCover(ctx context.Context, q Query, window Span, cands []
 		if slices.ContainsFunc(cands, func(c *candidate) bool { return h.holds(c, i) }) {
 			continue
 		}
-		found, err := s.keyword(ctx, q, []string{w}, window)
+		found, err := s.keyword(ctx, q, []string{w}, Span{}) // Pool of them: coverFill is a few
 		if err != nil {
 			return nil, err
 		}

@@ -104,9 +104,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	if match = matchExpr(terms, cols); len(rare) > 0 {
-		match = matchExpr(rare, cols)
-	}
+	match = rankedMatch(terms, rare, cols)
 	w := []any{q.ContextWeight, q.PreviousWeight}
 	if q.Sender != 0 {
 		hits, err := db.searchSender(ctx, q, w, match, rare, common, cols, lo, hi)
@@ -209,14 +207,20 @@ func (db *DB) rankPart(ctx context.Context, w []any, terms, cols []string, lo, h
 	if err != nil {
 		return nil, err
 	}
-	match := matchExpr(terms, cols)
-	if len(rare) > 0 {
-		match = matchExpr(rare, cols)
-	}
+	match := rankedMatch(terms, rare, cols)
 	if match == "" {
 		return nil, nil
 	}
 	return db.rankKeys(ctx, w, rare, common, cols, match, lo, hi, limit)
+}
+
+// rankedMatch is the match expression whose every match a search ranks: its rare terms,
+// or all of its terms when none is rare (see rankKeys).
+func rankedMatch(terms, rare, cols []string) string {
+	if len(rare) > 0 {
+		return matchExpr(rare, cols)
+	}
+	return matchExpr(terms, cols)
 }
 
 // idsBetween returns the range of message ids first..last of agent's chat that holds the
