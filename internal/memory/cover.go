@@ -25,8 +25,8 @@ func isASCII(w string) bool {
 // Chicago" → japan, chicago; "Melanie and her husband" → melanie, husband; Ukrainian і,
 // й, та and Russian и alike), or with "or" when it asks which came first (see compares:
 // "which did I adopt first, Susie or Seraphim?" → susie, seraphim): the nearest word on
-// each side of each "and" that is not a stop word, each once. A query that joins nothing
-// returns none.
+// each side of each "and" that is not a stop word nor asks how many ("and how many years
+// with his team" → years), each once. A query that joins nothing returns none.
 func conjuncts(query string, stop map[string]bool) []string {
 	words := splitWords(strings.ToLower(query))
 	var out []string
@@ -44,7 +44,7 @@ func conjuncts(query string, stop map[string]bool) []string {
 		for j := from; j >= 0 && j < len(words) && (j-from)*step < 3; j += step {
 			if w := words[j]; and(w) {
 				return
-			} else if !stop[w] && len([]rune(w)) > 1 {
+			} else if !stop[w] && !quantity[w] && len([]rune(w)) > 1 {
 				if !slices.Contains(out, w) {
 					out = append(out, w)
 				}
@@ -60,6 +60,11 @@ func conjuncts(query string, stop map[string]bool) []string {
 	}
 	return out
 }
+
+// quantity are the words of a question asking how many or how long ("how many", «скільки»):
+// the thing asked about comes after them.
+var quantity = map[string]bool{"many": true, "much": true, "often": true, "long": true,
+	"скільки": true, "сколько": true}
 
 // compares reports whether a query's words ask which of two things came first or last
 // ("which did I adopt first, Susie or Seraphim?", "did I see Ann or Bob more recently?",

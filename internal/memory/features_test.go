@@ -321,6 +321,8 @@ func TestConjuncts(t *testing.T) {
 		"Did I adopt Susie or Seraphim?":                   nil,
 		"Що я купила раніше, лампу чи стіл?":               {"лампу", "стіл"},
 		"and": nil,
+		"What schools did John play in and how many years was he there?": {"play", "years"},
+		"Де ми відпочивали і скільки днів?":                              {"відпочивали", "днів"},
 	} {
 		if got := conjuncts(q, stop); !slices.Equal(got, want) {
 			t.Errorf("conjuncts(%q) = %q, want %q", q, got, want)
