@@ -58,7 +58,7 @@ func memorySearchCommand() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			return memorySearch(cmd.Context(), f, at, cmd.OutOrStdout())
+			return memorySearch(cmd.Context(), f, at, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.register(cmd, "agent (default: the first)")
@@ -101,7 +101,9 @@ func parseAt(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--at %q: want 2024-05-01, \"2024-05-01 18:30\" or RFC 3339", s)
 }
 
-func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w io.Writer) error {
+// memorySearch prints the results to w, and to errw a note for each query whose time none
+// of them was said in (see memory.Searcher.Missed): w's lines stay results alone.
+func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w, errw io.Writer) error {
 	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
 		return err
@@ -135,6 +137,13 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w io.W
 		}
 		if r.Message != nil {
 			items[i].Sender = r.Message.Sender.Name()
+		}
+	}
+	if len(res) > 0 {
+		for _, q := range f.Queries {
+			if span, ok := mem.Missed(q, at, res); ok {
+				fmt.Fprintf(errw, "found nothing said %s for %q; the results are from other times\n", span.Describe(mem.Location()), q)
+			}
 		}
 	}
 	if f.JSON {

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,6 +82,22 @@ func TestMemorySearchCLI(t *testing.T) {
 		if !strings.Contains(out, c.first) || !strings.Contains(out, "Mon 20 May 2024") {
 			t.Errorf("%q (asked 28 May) found:\n%s\nwant message %s, said Monday 20 May", c.query, out, c.first)
 		}
+	}
+	// A time nothing matching was said in: the results are other times', and stderr says
+	// so; stdout (--json) stays the results alone.
+	cmd := exec.Command(os.Args[0], "memory", "search", "--config", h.dir, "--chat", "1001", "-q", "the dentist yesterday", "--at", "2024-05-24 09:00", "-k", "1", "--json")
+	cmd.Args[0], cmd.Env = "mynah", h.env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the dentist yesterday: %v\n%s", err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout, &items); err != nil || len(items) != 1 {
+		t.Errorf("the dentist yesterday --json: %v\n%s", err, stdout)
+	}
+	if want := `found nothing said on Thu 23 May 2024 for "the dentist yesterday"; the results are from other times`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("the dentist yesterday (asked 24 May): stderr %q, want %q", stderr.String(), want)
 	}
 	// A mistyped word finds the word the chat has one edit from it.
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "the dnetist", "-k", "2")

@@ -162,6 +162,11 @@ func (e *Engine) SearchMany(ctx context.Context, q Query, texts []string) ([]Res
 	return e.all.SearchMany(ctx, q, texts)
 }
 
+// Missed is Searcher.Missed: the time text names when none of res was said in it.
+func (e *Engine) Missed(text string, now time.Time, res []Result) (Span, bool) {
+	return e.all.Missed(text, now, res)
+}
+
 // Location is the time zone the engine reads and shows times in.
 func (e *Engine) Location() *time.Location { return e.history.Location() }
 

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -309,5 +310,38 @@ func TestSearchToolAboutUser(t *testing.T) {
 	}
 	if _, err := search.Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Sender: alice, Args: json.RawMessage(`{"query":"x","about":"everyone"}`)}); err == nil {
 		t.Error(`about "everyone" was accepted`)
+	}
+}
+
+// TestSearchToolSaysWhenTimeMissed: asked about a time nothing matching was said in, the
+// model is told that the results are of other times, so that it does not answer "yesterday
+// you said…" with something said a month ago; when the time has a match, no such line.
+func TestSearchToolSaysWhenTimeMissed(t *testing.T) {
+	t0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC) // Monday 2 November
+	h := chatOf(t0,
+		"+0 Alice: the plumber fixed the boiler",
+		"+10 Bob: great, the boiler works",
+		"+43200 Alice: we talked about the garden today", // Wednesday 2 December, 10:00
+	)
+	search := NewSearchTool(NewSearcher(h, DefaultOptions(), nil))
+	ask := func(query string, now time.Time) string {
+		t.Helper()
+		out, err := search.Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Now: now,
+			Args: json.RawMessage(fmt.Sprintf(`{"query":%q}`, query))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	thursday := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	out := ask("what did we say about the boiler yesterday?", thursday)
+	if want := `Found nothing said on Wed 2 Dec 2026 for "what did we say about the boiler yesterday?"; the results below are from other times.`; !strings.HasPrefix(out, want+"\n") || !strings.Contains(out, "boiler") {
+		t.Errorf("boiler yesterday:\n%s\nwant it to start with %q, then the boiler messages", out, want)
+	}
+	if out := ask("what did we say about the garden yesterday?", thursday); strings.Contains(out, "Found nothing") || !strings.Contains(out, "garden") {
+		t.Errorf("garden yesterday:\n%s\nwant the garden message and no note", out)
+	}
+	if out := ask("what did we say about the boiler?", thursday); strings.Contains(out, "Found nothing") {
+		t.Errorf("a question naming no time:\n%s\nwant no note", out)
 	}
 }

@@ -303,6 +303,21 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	return s.addNotes(ctx, q, terms, out, k)
 }
 
+// Missed returns the time text names ("what happened yesterday?", "in March") when none
+// of the messages of res, its results, was said in it: they are then the best matches of
+// other times, and whoever reads them should be told so (see Span.Describe). ok is false
+// when text names no time, or some result was said in it.
+func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, ok bool) {
+	if now.IsZero() {
+		now = s.now()
+	}
+	span = ParseTime(text, now.In(s.loc)).Span
+	if span.IsZero() || slices.ContainsFunc(res, func(r Result) bool { return r.Kind == KindMessage && span.Contains(r.Time) }) {
+		return Span{}, false
+	}
+	return span, true
+}
+
 // fillCover adds to cands, for each of h's words (see cover) that none of them holds, up
 // to coverFill of the best messages that hold it, searched for by it alone: where one of
 // the things asked for matches more of a question's words than another ("which came

@@ -100,6 +100,11 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 		now = time.Now()
 	}
 	var b strings.Builder
+	for _, text := range texts {
+		if span, ok := t.searcher.Missed(text, now, res); ok {
+			fmt.Fprintf(&b, "Found nothing said %s for %q; the results below are from other times.\n", span.Describe(t.searcher.Location()), text)
+		}
+	}
 	for _, r := range res {
 		if r.Kind == KindNote {
 			fmt.Fprintf(&b, "[note %s] (score %.2f): %s\n", r.Source, r.Score, r.Snippet)

@@ -28,6 +28,46 @@ func (s Span) Overlaps(o Span) bool {
 // IsZero reports whether the span is open on both sides: all time.
 func (s Span) IsZero() bool { return s.From.IsZero() && s.To.IsZero() }
 
+// Describe says the span in words, in loc, for a person or a model: "on Wed 2 Dec 2026",
+// "between Mon 23 Nov and Sun 29 Nov 2026", "before Sun 1 Jan 2023", "since Fri 1 Mar
+// 2024"; with the hours where the span does not start or end at midnight.
+func (s Span) Describe(loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	midnight := func(t time.Time) bool {
+		return t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0
+	}
+	from, to := s.From.In(loc), s.To.In(loc)
+	day := func(t time.Time, year bool) string {
+		if year {
+			return t.Format("Mon 2 Jan 2006")
+		}
+		return t.Format("Mon 2 Jan")
+	}
+	switch {
+	case s.IsZero():
+		return "at any time"
+	case s.From.IsZero():
+		if midnight(to) {
+			return "before " + day(to, true)
+		}
+		return "before " + to.Format("Mon 2 Jan 2006 15:04")
+	case s.To.IsZero():
+		if midnight(from) {
+			return "since " + day(from, true)
+		}
+		return "since " + from.Format("Mon 2 Jan 2006 15:04")
+	case !midnight(from) || !midnight(to):
+		return "between " + from.Format("Mon 2 Jan 2006 15:04") + " and " + to.Format("Mon 2 Jan 2006 15:04")
+	}
+	last := to.AddDate(0, 0, -1) // the span's last day: To is the midnight after it
+	if !last.After(from) {
+		return "on " + day(from, true)
+	}
+	return "between " + day(from, from.Year() != last.Year()) + " and " + day(last, true)
+}
+
 // TimeQuery is what a query says about time, read by ParseTime.
 type TimeQuery struct {
 	// Span is the time the query names ("last week", "in March", "before 2023"), in the

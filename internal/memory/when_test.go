@@ -168,3 +168,36 @@ func TestDated(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanDescribe: a span reads as a person would say it, in the chat's time zone.
+func TestSpanDescribe(t *testing.T) {
+	kyiv, err := time.LoadLocation("Europe/Kyiv")
+	if err != nil {
+		t.Skip(err)
+	}
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, kyiv) }
+	for _, c := range []struct {
+		span Span
+		want string
+	}{
+		{Span{From: day(2026, 12, 2), To: day(2026, 12, 3)}, "on Wed 2 Dec 2026"},
+		{Span{From: day(2026, 11, 23), To: day(2026, 11, 30)}, "between Mon 23 Nov and Sun 29 Nov 2026"},
+		{Span{From: day(2025, 12, 29), To: day(2026, 1, 5)}, "between Mon 29 Dec 2025 and Sun 4 Jan 2026"},
+		{Span{To: day(2023, 1, 1)}, "before Sun 1 Jan 2023"},
+		{Span{From: day(2024, 3, 1)}, "since Fri 1 Mar 2024"},
+		{Span{From: day(2026, 12, 2).Add(6 * time.Hour), To: day(2026, 12, 2).Add(12 * time.Hour)}, "between Wed 2 Dec 2026 06:00 and Wed 2 Dec 2026 12:00"},
+		{Span{}, "at any time"},
+	} {
+		// given in UTC, said in Kyiv's time
+		utc := Span{From: c.span.From.UTC(), To: c.span.To.UTC()}
+		if c.span.From.IsZero() {
+			utc.From = time.Time{}
+		}
+		if c.span.To.IsZero() {
+			utc.To = time.Time{}
+		}
+		if got := utc.Describe(kyiv); got != c.want {
+			t.Errorf("%v: %q, want %q", c.span, got, c.want)
+		}
+	}
+}
