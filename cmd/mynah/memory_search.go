@@ -65,7 +65,7 @@ func memorySearchCommand() *cobra.Command {
 	cmd.Flags().Int64Var(&f.Chat, "chat", 0, "only this chat (default: every chat)")
 	cmd.Flags().Int64Var(&f.User, "user", 0, "only what this user said")
 	cmd.Flags().StringArrayVarP(&f.Queries, "query", "q", nil, "what to look for, in plain words; several --query are searched at once, results merged")
-	cmd.Flags().StringVar(&f.At, "at", "", `when the question is asked, for times in it ("last week"): 2024-05-01, "2024-05-01 18:30" or RFC 3339 (default: now)`)
+	cmd.Flags().StringVar(&f.At, "at", "", `search as of this time: times in the query ("last week") are read from it, and messages said after it are left out; 2024-05-01, "2024-05-01 18:30" or RFC 3339 (default: now)`)
 	cmd.Flags().IntVarP(&f.K, "k", "k", 10, "number of results")
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print a JSON array")
 	return cmd
@@ -117,7 +117,7 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w, err
 	if err != nil {
 		return err
 	}
-	res, err := mem.SearchMany(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), K: f.K, Now: at, Typos: true}, f.Queries)
+	res, err := mem.SearchMany(ctx, memory.Query{Agent: a.Name, Chat: mynah.ChatID(f.Chat), Sender: mynah.UserID(f.User), K: f.K, Now: at, Until: at, Typos: true}, f.Queries)
 	if err != nil {
 		return err
 	}

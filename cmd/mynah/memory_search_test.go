@@ -99,6 +99,11 @@ func TestMemorySearchCLI(t *testing.T) {
 	if want := `found nothing said on Thu 23 May 2024 for "the dentist yesterday"; the results are from other times`; !strings.Contains(stderr.String(), want) {
 		t.Errorf("the dentist yesterday (asked 24 May): stderr %q, want %q", stderr.String(), want)
 	}
+	// --at searches as of then: the dentist's later message had not been said.
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "1001", "-q", "dentist", "--at", "2024-05-21 09:00")
+	if !strings.Contains(out, "#4") || strings.Contains(out, "#5") {
+		t.Errorf("the dentist --at 21 May found:\n%s\nwant message 4 (20 May), not 5 (27 May)", out)
+	}
 	// A mistyped word finds the word the chat has one edit from it.
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "the dnetist", "-k", "2")
 	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {

@@ -345,3 +345,22 @@ func TestSearchToolSaysWhenTimeMissed(t *testing.T) {
 		t.Errorf("a question naming no time:\n%s\nwant no note", out)
 	}
 }
+
+// TestSearchUntil: a search with Until is the search as it would have run then: what was
+// said after it is not found, however well it matches.
+func TestSearchUntil(t *testing.T) {
+	t0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: the boiler is making a noise",
+		"+60 Bob: call the plumber",
+		"+2880 Alice: the plumber fixed the boiler, the boiler is quiet now",
+	)
+	q := Query{Text: "boiler", K: 5}
+	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Contains(got, 3) {
+		t.Fatalf("boiler: %v, want message 3 among them", got)
+	}
+	q.Until = t0.Add(24 * time.Hour)
+	if got := searchIDs(t, h, DefaultOptions(), q); slices.Contains(got, 3) || !slices.Contains(got, 1) {
+		t.Errorf("boiler until the next day: %v, want message 1 and not 3, said two days later", got)
+	}
+}

@@ -54,6 +54,9 @@ type Query struct {
 	// Now is when the query is asked: "last week" is the week before it. Zero: the
 	// searcher's clock.
 	Now time.Time
+	// Until, when set, leaves out the messages said after it: the search as it would have
+	// run then (mynah memory search --at), when they had not been said.
+	Until time.Time
 	// AllNotes searches every note, whatever chat it belongs to and unscoped ones too:
 	// the operator's search, never one whose results a chat sees.
 	AllNotes bool
@@ -261,6 +264,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if s.vec != nil {
 		cands = s.fuseVectors(ctx, q, cands)
 	}
+	cands = q.keepUntil(cands)
 	var covered *holder // the things a query for several asks for, each to be in the results
 	if s.opts.Cover && (Aggregate(q.Text) || compares(splitWords(strings.ToLower(q.Text)))) {
 		covered = newHolder(conjuncts(q.Text, s.stop))
@@ -318,6 +322,14 @@ func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, 
 	return span, true
 }
 
+// keepUntil returns cands without those said after q.Until, when set.
+func (q Query) keepUntil(cands []*candidate) []*candidate {
+	if q.Until.IsZero() {
+		return cands
+	}
+	return slices.DeleteFunc(cands, func(c *candidate) bool { return c.msg.Time.After(q.Until) })
+}
+
 // fillCover adds to cands, for each of h's words (see cover) that none of them holds, up
 // to coverFill of the best messages that hold it, searched for by it alone: where one of
 // the things asked for matches more of a question's words than another ("which came
@@ -341,6 +353,7 @@ func (s *Searcher) fillCover(ctx context.Context, q Query, cands []*candidate, h
 		if err != nil {
 			return nil, err
 		}
+		found = q.keepUntil(found)
 		added := 0
 		for _, c := range found {
 			if key := messageKey(c.msg.Chat.ID, c.msg.ID); added < coverFill && !seen[key] && h.holds(c, i) {
@@ -383,7 +396,7 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 		}
 		var at time.Time
 		for i, h := range hits {
-			if scores[i] < anchorStrong*best {
+			if scores[i] < anchorStrong*best || !q.Until.IsZero() && h.Message.Time.After(q.Until) {
 				continue
 			}
 			if t := h.Message.Time; at.IsZero() || a.After && t.Before(at) || !a.After && t.After(at) {
