@@ -119,14 +119,17 @@ func (s *Searcher) boostTold(cands []*candidate, span Span, boost float64) {
 		return
 	}
 	for _, c := range cands {
-		if span.Contains(c.msg.Time) || c.bodyWords() > s.opts.ContextWords {
-			continue
-		}
-		told := ParseTime(c.msg.Text, c.msg.Time.In(s.loc)).Span
-		if !told.From.IsZero() && !told.To.IsZero() && told.Overlaps(span) {
+		if !span.Contains(c.msg.Time) && c.bodyWords() <= s.opts.ContextWords && s.tells(&c.msg, span) {
 			c.score *= 1 + boost
 		}
 	}
+}
+
+// tells reports whether m's own expressions of time name a bounded time that overlaps
+// span (see boostTold).
+func (s *Searcher) tells(m *mynah.Message, span Span) bool {
+	told := ParseTime(m.Text, m.Time.In(s.loc)).Span
+	return !told.From.IsZero() && !told.To.IsZero() && told.Overlaps(span)
 }
 
 // bodyWords counts the words of what a message says: its text and its media's

@@ -321,6 +321,7 @@ func TestSearchToolSaysWhenTimeMissed(t *testing.T) {
 	h := chatOf(t0,
 		"+0 Alice: the plumber fixed the boiler",
 		"+10 Bob: great, the boiler works",
+		"+4320 Bob: last Sunday the plumber came for the boiler",
 		"+43200 Alice: we talked about the garden today", // Wednesday 2 December, 10:00
 	)
 	search := NewSearchTool(NewSearcher(h, DefaultOptions(), nil))
@@ -343,6 +344,14 @@ func TestSearchToolSaysWhenTimeMissed(t *testing.T) {
 	}
 	if out := ask("what did we say about the boiler?", thursday); strings.Contains(out, "Found nothing") {
 		t.Errorf("a question naming no time:\n%s\nwant no note", out)
+	}
+	// Said on Thursday 5 November of the Sunday before: the result tells of that time.
+	if out := ask("what happened with the plumber on 1 November?", thursday); strings.Contains(out, "Found nothing") {
+		t.Errorf("a result telling of the time (\"last Sunday the plumber came\", said on Thursday):\n%s\nwant no note", out)
+	}
+	// Nothing can have been said in a time still to come.
+	if out := ask("what is the boiler plan for tomorrow?", thursday); strings.Contains(out, "Found nothing") {
+		t.Errorf("a time to come:\n%s\nwant no note", out)
 	}
 }
 

@@ -308,16 +308,22 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 }
 
 // Missed returns the time text names ("what happened yesterday?", "in March") when none
-// of the messages of res, its results, was said in it: they are then the best matches of
-// other times, and whoever reads them should be told so (see Span.Describe). ok is false
-// when text names no time, or some result was said in it.
+// of the messages of res, its results, was said in it or tells of it ("yesterday I went
+// bowling", said today; see boostTold): they are then the best matches of other times, and
+// whoever reads them should be told so (see Span.Describe). ok is false when text names
+// no time, or a time still to come (nothing was said then yet), or some result is of it.
 func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, ok bool) {
 	if now.IsZero() {
 		now = s.now()
 	}
 	span = ParseTime(text, now.In(s.loc)).Span
-	if span.IsZero() || slices.ContainsFunc(res, func(r Result) bool { return r.Kind == KindMessage && span.Contains(r.Time) }) {
+	if span.IsZero() || span.From.After(now) {
 		return Span{}, false
+	}
+	for _, r := range res {
+		if r.Kind == KindMessage && (span.Contains(r.Time) || r.Message != nil && s.tells(r.Message, span)) {
+			return Span{}, false
+		}
 	}
 	return span, true
 }
