@@ -101,8 +101,9 @@ func parseAt(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("--at %q: want 2024-05-01, \"2024-05-01 18:30\" or RFC 3339", s)
 }
 
-// memorySearch prints the results to w, and to errw a note for each query whose time none
-// of them was said in (see memory.Searcher.Missed): w's lines stay results alone.
+// memorySearch prints the results to w and, without --json, to errw a note for each query
+// whose time none of them was said in (see memory.Searcher.Missed): w's lines stay
+// results alone.
 func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w, errw io.Writer) error {
 	cfg, a, err := loadPicked(f.agentFlags, loadOptions{NoKeys: true})
 	if err != nil {
@@ -139,7 +140,7 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w, err
 			items[i].Sender = r.Message.Sender.Name()
 		}
 	}
-	if len(res) > 0 {
+	if len(res) > 0 && !f.JSON { // --json is for scripts: its output, whatever they capture, is the results
 		for _, q := range f.Queries {
 			if span, ok := mem.Missed(q, at, res); ok {
 				fmt.Fprintf(errw, "found nothing said %s for %q; the results are from other times\n", span.Describe(mem.Location()), q)

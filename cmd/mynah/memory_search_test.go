@@ -84,20 +84,25 @@ func TestMemorySearchCLI(t *testing.T) {
 		}
 	}
 	// A time nothing matching was said in: the results are other times', and stderr says
-	// so; stdout (--json) stays the results alone.
-	cmd := exec.Command(os.Args[0], "memory", "search", "--config", h.dir, "--chat", "1001", "-q", "the dentist yesterday", "--at", "2024-05-24 09:00", "-k", "1", "--json")
-	cmd.Args[0], cmd.Env = "mynah", h.env
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the dentist yesterday: %v\n%s", err, stderr.String())
+	// so; stdout stays the results alone, and --json (for scripts) says nothing else.
+	search := func(args ...string) (stdout, stderr string) {
+		cmd := exec.Command(os.Args[0], append([]string{"memory", "search", "--config", h.dir, "--chat", "1001", "-q", "the dentist yesterday", "--at", "2024-05-24 09:00", "-k", "1"}, args...)...)
+		cmd.Args[0], cmd.Env = "mynah", h.env
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("the dentist yesterday %v: %v\n%s", args, err, errb.String())
+		}
+		return string(out), errb.String()
 	}
-	if err := json.Unmarshal(stdout, &items); err != nil || len(items) != 1 {
-		t.Errorf("the dentist yesterday --json: %v\n%s", err, stdout)
+	stdout, stderr := search()
+	if want := `found nothing said on Thu 23 May 2024 for "the dentist yesterday"; the results are from other times`; !strings.Contains(stderr, want) || strings.Count(stdout, "\n") != 1 || !strings.Contains(stdout, "#4") {
+		t.Errorf("the dentist yesterday (asked 24 May): stdout %q, stderr %q; want message 4 on stdout, %q on stderr", stdout, stderr, want)
 	}
-	if want := `found nothing said on Thu 23 May 2024 for "the dentist yesterday"; the results are from other times`; !strings.Contains(stderr.String(), want) {
-		t.Errorf("the dentist yesterday (asked 24 May): stderr %q, want %q", stderr.String(), want)
+	stdout, stderr = search("--json")
+	if err := json.Unmarshal([]byte(stdout), &items); err != nil || len(items) != 1 || stderr != "" {
+		t.Errorf("the dentist yesterday --json: %v\nstdout %s\nstderr %q, want one result and nothing on stderr", err, stdout, stderr)
 	}
 	// --at searches as of then: the dentist's later message had not been said.
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "1001", "-q", "dentist", "--at", "2024-05-21 09:00")
