@@ -65,7 +65,7 @@ func memorySearchCommand() *cobra.Command {
 	cmd.Flags().Int64Var(&f.Chat, "chat", 0, "only this chat (default: every chat)")
 	cmd.Flags().Int64Var(&f.User, "user", 0, "only what this user said")
 	cmd.Flags().StringArrayVarP(&f.Queries, "query", "q", nil, "what to look for, in plain words; several --query are searched at once, results merged")
-	cmd.Flags().StringVar(&f.At, "at", "", `search as of this time: times in the query ("last week") are read from it, and messages said after it are left out; 2024-05-01, "2024-05-01 18:30" or RFC 3339 (default: now)`)
+	cmd.Flags().StringVar(&f.At, "at", "", `search as of this time: times in the query ("last week") are read from it, and messages said after it are left out; 2024-05-01, "2024-05-01 18:30", RFC 3339, "2024/05/01 (Wed) 18:30" or 01.05.2024 (default: now)`)
 	cmd.Flags().IntVarP(&f.K, "k", "k", 10, "number of results")
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print a JSON array")
 	return cmd
@@ -88,17 +88,20 @@ type searchItem struct {
 }
 
 // parseAt reads --at: a date, a date and time (in the local time zone), or RFC 3339; ""
-// is the zero time (now).
+// is the zero time (now). Dates may be written 2024-05-01, 2024/05/01 (with the weekday
+// after it, as benchmarks' question dates are: "2023/05/30 (Tue) 23:40") or 01.05.2024.
 func parseAt(s string) (time.Time, error) {
 	if s = strings.TrimSpace(s); s == "" {
 		return time.Time{}, nil
 	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.DateOnly} {
+	for _, layout := range []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.DateOnly,
+		"2006/01/02 15:04:05", "2006/01/02 15:04", "2006/01/02 (Mon) 15:04", "2006/01/02 (Mon)", "2006/01/02",
+		"02.01.2006 15:04", "02.01.2006"} {
 		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("--at %q: want 2024-05-01, \"2024-05-01 18:30\" or RFC 3339", s)
+	return time.Time{}, fmt.Errorf("--at %q: want 2024-05-01, \"2024-05-01 18:30\", RFC 3339, 2024/05/01 or 01.05.2024", s)
 }
 
 // memorySearch prints the results to w and, without --json, to errw a note for each query
