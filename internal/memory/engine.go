@@ -103,7 +103,7 @@ func New(cfg Config, store Store, model llm.Model, emb llm.Embedder) *Engine {
 		NewRemember(store, cfg.MaxFacts),
 		NewForget(store),
 		NewSearchTool(e.all),
-		NewGetTool(store).WithNotes(e.notes),
+		NewGetTool(store).WithNotes(e.notes).WithLocation(cfg.Location),
 		NewNoteTool(cfg.EpisodicDir, cfg.NotesPerChat),
 	}
 	s := cfg.Summaries

@@ -195,7 +195,7 @@ func TestRecallItems(t *testing.T) {
 	if want := []string{"message:4", "message:1", "message:2"}; !slices.Equal(got, want) {
 		t.Fatalf("items = %v, want %v", got, want)
 	}
-	want := "[2025-01-01 02:00 #3] Alice: thanks\n[2025-01-01 03:00 #4] Bob: the key to the shed is lost"
+	want := "[2025-01-01 02:00 UTC #3] Alice: thanks\n[2025-01-01 03:00 UTC #4] Bob: the key to the shed is lost"
 	if items[0].Text != want {
 		t.Errorf("item text =\n%s\nwant\n%s", items[0].Text, want)
 	}
@@ -269,7 +269,7 @@ func TestTools(t *testing.T) {
 		t.Error("memory_search with an empty query succeeded")
 	}
 	out, err = call(NewGetTool(h), `{"message_id":2,"around":1}`)
-	want := "[2025-01-01 00:00 #1] Alice: where is the spare key?\n> [2025-01-01 01:00 #2] Bob: under the blue pot\n[2025-01-01 02:00 #3] Alice: thanks"
+	want := "[2025-01-01 00:00 UTC #1] Alice: where is the spare key?\n> [2025-01-01 01:00 UTC #2] Bob: under the blue pot\n[2025-01-01 02:00 UTC #3] Alice: thanks"
 	if err != nil || out != want {
 		t.Errorf("memory_get = %q, %v; want %q", out, err, want)
 	}
@@ -371,5 +371,29 @@ func TestSearchUntil(t *testing.T) {
 	q.Until = t0.Add(24 * time.Hour)
 	if got := searchIDs(t, h, DefaultOptions(), q); slices.Contains(got, 3) || !slices.Contains(got, 1) {
 		t.Errorf("boiler until the next day: %v, want message 1 and not 3, said two days later", got)
+	}
+}
+
+// TestRecalledTimesInChatZone: recall and memory_get show when a message was said in the
+// chat's time zone, named, as the prompt's window does: a message of 23:30 in Kyiv is not
+// shown as 21:30, which the model would read as Kyiv's time too.
+func TestRecalledTimesInChatZone(t *testing.T) {
+	kyiv, err := time.LoadLocation("Europe/Kyiv")
+	if err != nil {
+		t.Skip(err)
+	}
+	h := conversation() // message 4 at 03:00 UTC: 05:00 in Kyiv, in winter
+	r := NewRecall(NewSearcher(h, Options{}, nil).WithLocation(kyiv), 3)
+	target := mynah.Message{Chat: chat, ID: 9, Sender: alice, Text: "did anyone find the shed key?"}
+	items, err := r.Items(t.Context(), prompt.Query{Agent: "a", Chat: chat, Target: target, Window: []mynah.Message{h.msgs[4], target}})
+	if err != nil || len(items) == 0 {
+		t.Fatalf("items %v, %v", items, err)
+	}
+	if want := "[2025-01-01 05:00 EET #4] Bob: the key to the shed is lost"; !strings.Contains(items[0].Text, want) {
+		t.Errorf("recall item:\n%s\nwant %q", items[0].Text, want)
+	}
+	out, err := NewGetTool(h).WithLocation(kyiv).Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Args: json.RawMessage(`{"message_id":4,"around":0}`)})
+	if want := "> [2025-01-01 05:00 EET #4] Bob: the key to the shed is lost"; err != nil || out != want {
+		t.Errorf("memory_get = %q, %v; want %q", out, err, want)
 	}
 }

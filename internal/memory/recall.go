@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/prompt"
@@ -82,9 +83,9 @@ func (r *Recall) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, erro
 		// The turn before a hit gives it context, unless the window shows it, it is a hit of
 		// its own (neighbouring hits are not listed twice) or it is a command.
 		if before != nil && !containsID(inWindow, before.ID) && !hits[before.ID] && !isCommand(before.Text) {
-			writeLine(&b, *before, 200)
+			writeLine(&b, *before, 200, r.searcher.Location())
 		}
-		writeLine(&b, *m, 0)
+		writeLine(&b, *m, 0, r.searcher.Location())
 		items = append(items, prompt.Item{ID: fmt.Sprintf("message:%d", m.ID), Text: strings.TrimRight(b.String(), "\n"), Score: res.Score, Time: m.Time})
 	}
 	return items, nil
@@ -105,9 +106,13 @@ func containsID(ids []mynah.MessageID, id mynah.MessageID) bool {
 	return false
 }
 
-// writeLine renders a recalled message as "[2024-05-01 18:30 #42] Alice: text", its
-// media descriptions and text cut to limit runes when limit > 0.
-func writeLine(b *strings.Builder, m mynah.Message, limit int) {
+// writeLine renders a recalled message as "[2024-05-01 18:30 EEST #42] Alice: text", its
+// time in loc (the chat's time zone, as the prompt's window shows times: see prompt.Meta),
+// its media descriptions and text cut to limit runes when limit > 0.
+func writeLine(b *strings.Builder, m mynah.Message, limit int, loc *time.Location) {
+	if loc == nil {
+		loc = time.UTC
+	}
 	name := m.Sender.Name()
 	if name == "" {
 		name = fmt.Sprint(m.Sender.ID)
@@ -116,5 +121,5 @@ func writeLine(b *strings.Builder, m mynah.Message, limit int) {
 	if r := []rune(text); limit > 0 && len(r) > limit {
 		text = string(r[:limit]) + "…"
 	}
-	fmt.Fprintf(b, "[%s #%d] %s: %s\n", m.Time.UTC().Format("2006-01-02 15:04"), m.ID, name, text)
+	fmt.Fprintf(b, "[%s #%d] %s: %s\n", m.Time.In(loc).Format("2006-01-02 15:04 MST"), m.ID, name, text)
 }

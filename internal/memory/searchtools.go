@@ -125,6 +125,13 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 type GetTool struct {
 	store History
 	notes *Notes
+	loc   *time.Location // the chat's time zone, times are shown in; nil: UTC
+}
+
+// WithLocation returns the tool showing times in loc, the chat's time zone.
+func (t GetTool) WithLocation(loc *time.Location) GetTool {
+	t.loc = loc
+	return t
 }
 
 // WithNotes returns the tool reading notes' lines too.
@@ -196,7 +203,7 @@ func (t GetTool) Run(ctx context.Context, c tool.Call) (string, error) {
 			found = true
 			b.WriteString("> ")
 		}
-		writeLine(&b, m, 0)
+		writeLine(&b, m, 0, t.loc)
 	}
 	if !found {
 		return "", fmt.Errorf("message %d is not in this chat's history", id)
