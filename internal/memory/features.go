@@ -12,7 +12,8 @@ import (
 )
 
 // boostSpeakers raises messages whose sender the query names by first name, by
-// SpeakerBoost and by SpeakerLift times the share of the candidates from someone else.
+// SpeakerBoost and by SpeakerLift times the share of the candidates from someone else,
+// SpeakerGather times that for a query asking for several things.
 func (s *Searcher) boostSpeakers(cands []*candidate, query string) {
 	if s.opts.SpeakerBoost == 0 && s.opts.SpeakerLift == 0 || len(cands) == 0 {
 		return
@@ -28,6 +29,9 @@ func (s *Searcher) boostSpeakers(cands []*candidate, query string) {
 		}
 	}
 	boost := s.opts.SpeakerBoost + s.opts.SpeakerLift*float64(len(cands)-len(named))/float64(len(cands))
+	if s.opts.SpeakerGather > 1 && len(named) > 0 && Aggregate(query) {
+		boost *= s.opts.SpeakerGather
+	}
 	for _, c := range named {
 		c.score *= 1 + boost
 	}
@@ -338,6 +342,8 @@ func Features() []Feature {
 			func(o *Options) { o.PreviousWeight = 0 }, func(o *Options) { o.PreviousWeight = 0.4 }},
 		{"speaker", "the words of a person the query names come first",
 			func(o *Options) { o.SpeakerBoost = 0 }, func(o *Options) { o.SpeakerBoost = 0.2 }},
+		{"gather", "a query asking for several things a person did (how many, what has Ann read) weighs their words twice as much",
+			func(o *Options) { o.SpeakerGather = 0 }, func(o *Options) { o.SpeakerGather = 2 }},
 		{"lift", "the words of a person the query names come first also where they wrote so much of the chat that the index does not weigh the name",
 			func(o *Options) { o.SpeakerLift = 0 }, func(o *Options) { o.SpeakerLift = 0.5 }},
 		{"length", "the shortest messages (\"see you!\") weigh less",

@@ -473,3 +473,27 @@ func TestFeatures(t *testing.T) {
 		t.Errorf("Ablate(magic) = %v, want an error naming the features", err)
 	}
 }
+
+// TestSpeakerGather: a question for several things a person did ("what books has Alice
+// read?") puts that person's words first, even where someone else's talk on the topic
+// matches more of its words.
+func TestSpeakerGather(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Bob: the best books I read",
+		"+600 Alice: I read Dune on the train",
+		"+1200 Bob: my sister likes the new cafe",
+		"+1800 Alice: finished a novel by Le Guin, read it twice",
+	)
+	q := Query{Text: "What books has Alice read?", K: 1}
+	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Equal(got, []mynah.MessageID{4}) {
+		t.Errorf("what books has Alice read: %v, want Alice's 4", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "gather")
+	if got := searchIDs(t, h, off, q); !slices.Equal(got, []mynah.MessageID{1}) {
+		t.Errorf("without gather: %v, want Bob's 1, or the test does not show what gather does", got)
+	}
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "Which book did Alice read?", K: 1}); !slices.Equal(got, []mynah.MessageID{1}) {
+		t.Errorf("a question for one thing: %v, want 1 as without gather", got)
+	}
+}

@@ -96,6 +96,13 @@ type Options struct {
 	// did not; where the name is rare, the index already put their messages first and the
 	// candidates are mostly theirs.
 	SpeakerLift float64
+	// SpeakerGather multiplies the speaker boost (SpeakerBoost and SpeakerLift together)
+	// for a query asking for several things (see Aggregate: "what books has Melanie
+	// read?", "how many times did John…"): its answer is that person's own words across
+	// many conversations, each matching the question's other words weakly, so their
+	// being theirs must count more against another's message that matches the topic
+	// better. 0 or 1: no more than for any query.
+	SpeakerGather float64
 	// NeighbourWeight adds to a message's score a share of its best neighbour's (a message
 	// of the same chat at most NeighbourGap ids and an hour away): an answer is often next
 	// to the turn that shares the question's words. The share is NeighbourWeight for a
@@ -159,7 +166,7 @@ type Options struct {
 // rarely, and its answers to questions about several things often sit side by side); they
 // are there for chats and questions that need them.
 func DefaultOptions() Options {
-	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5,
+	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
 		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true}
 }
