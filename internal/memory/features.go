@@ -306,7 +306,6 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 	if err != nil {
 		return nil, err
 	}
-	second = q.keepUntil(second)
 	byKey := make(map[string]*candidate, len(cands))
 	for _, c := range cands {
 		c.score *= 1 - s.opts.ExpansionWeight

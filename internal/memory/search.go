@@ -271,7 +271,6 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if s.vec != nil {
 		cands = s.fuseVectors(ctx, q, cands)
 	}
-	cands = q.keepUntil(cands)
 	var covered *holder // the things a query for several asks for, each to be in the results
 	if s.opts.Cover && (Aggregate(q.Text) || compares(splitWords(strings.ToLower(q.Text)))) {
 		covered = newHolder(conjuncts(q.Text, s.stop))
@@ -335,13 +334,8 @@ func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, 
 	return span, true
 }
 
-// keepUntil returns cands without those said after q.Until, when set.
-func (q Query) keepUntil(cands []*candidate) []*candidate {
-	if q.Until.IsZero() {
-		return cands
-	}
-	return slices.DeleteFunc(cands, func(c *candidate) bool { return c.msg.Time.After(q.Until) })
-}
+// later reports whether t is after q.Until, when set: a message said then is not searched.
+func (q Query) later(t time.Time) bool { return !q.Until.IsZero() && t.After(q.Until) }
 
 // fillCover adds to cands, for each of h's words (see cover) that none of them holds, up
 // to coverFill of the best messages that hold it, searched for by it alone: where one of
@@ -366,7 +360,6 @@ func (s *Searcher) fillCover(ctx context.Context, q Query, cands []*candidate, h
 		if err != nil {
 			return nil, err
 		}
-		found = q.keepUntil(found)
 		added := 0
 		for _, c := range found {
 			if key := messageKey(c.msg.Chat.ID, c.msg.ID); added < coverFill && !seen[key] && h.holds(c, i) {
@@ -409,7 +402,7 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 		}
 		var at time.Time
 		for i, h := range hits {
-			if scores[i] < anchorStrong*best || !q.Until.IsZero() && h.Message.Time.After(q.Until) {
+			if scores[i] < anchorStrong*best || q.later(h.Message.Time) {
 				continue
 			}
 			if t := h.Message.Time; at.IsZero() || a.After && t.Before(at) || !a.After && t.After(at) {
@@ -470,6 +463,7 @@ func (s *Searcher) keyword(ctx context.Context, q Query, terms []string, window 
 	if err != nil {
 		return nil, fmt.Errorf("memory: searching history: %w", err)
 	}
+	hits = slices.DeleteFunc(hits, func(h mynah.SearchHit) bool { return q.later(h.Message.Time) })
 	byKey := make(map[string]*candidate, len(hits))
 	kw := make([]Scored, len(hits))
 	for i, h := range hits {

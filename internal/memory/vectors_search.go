@@ -42,7 +42,7 @@ func (s *Searcher) fuseVectors(ctx context.Context, q Query, cands []*candidate)
 				s.vec.logError(ctx, "reading a message vector search found", err)
 				continue
 			}
-			if len(ms) != 1 || ms[0].ID != n.ID || (q.Sender != 0 && ms[0].Sender.ID != q.Sender) {
+			if len(ms) != 1 || ms[0].ID != n.ID || (q.Sender != 0 && ms[0].Sender.ID != q.Sender) || q.later(ms[0].Time) {
 				continue
 			}
 			byKey[key] = &candidate{msg: ms[0]}

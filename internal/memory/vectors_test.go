@@ -107,6 +107,12 @@ func TestHybridSearch(t *testing.T) {
 	if !slices.Contains(ids, 2) {
 		t.Errorf("hybrid search %v dropped the keyword hit (the meeting)", ids)
 	}
+	// As of before the kitten's message, meaning does not find it either.
+	then := q
+	then.Until = got[0].Time.Add(-time.Hour)
+	if early, err := hybrid.Search(t.Context(), then); err != nil || len(early) != 0 {
+		t.Errorf("hybrid search as of before every message: %v, %v; want nothing", resultIDs(early), err)
+	}
 	for _, r := range got {
 		if r.Message == nil || r.Message.ID != r.MessageID || r.Snippet == "" {
 			t.Errorf("result %+v lacks its message or snippet", r)
