@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mynah-ai/mynah/internal/llm"
+	"github.com/mynah-ai/mynah/internal/llm/llmtest"
 )
 
 // TestMemorySearchCLI: `mynah memory search` takes several --query at once and merges
@@ -230,5 +233,31 @@ func TestBenchMemoryStoreEach(t *testing.T) {
 	}
 	if got := recall("--store-each"); got != 1 {
 		t.Errorf("--store-each: turn recall@1 = %.2f, want 1 (herons rare within the second conversation)", got)
+	}
+}
+
+// TestMemorySearchToolSaysTimeMissed: through the serving binary, the model that searches
+// for what was said yesterday, when only a month-old message matches, reads that the
+// results are from other times before the result itself.
+func TestMemorySearchToolSaysTimeMissed(t *testing.T) {
+	// No summaries: their calls would take the model's scripted replies.
+	h := newHarness(t, harnessOptions{Front: "summaries: {week_every: 0s, month_every: 0s}\n"})
+	path := filepath.Join(t.TempDir(), "past.jsonl")
+	old := time.Now().UTC().AddDate(0, -1, 0)
+	// An id above the emulator's: the live message is another one.
+	write(t, path, fmt.Sprintf(`{"id": 900000, "time": %q, "sender_id": 1001, "sender_name": "Alice", "text": "the plumber fixed the boiler"}`+"\n", old.Format(time.RFC3339)))
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
+	h.llm.SetDefault(func(llmtest.Recorded) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	h.start()
+	h.llm.Push(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "memory_search", Arguments: json.RawMessage(`{"query":"the boiler yesterday"}`)}}},
+		llmtest.Reply{Text: "Not yesterday: a month ago."},
+	)
+	h.emu.SendPrivate(alice, "what did I say about the boiler yesterday?")
+	h.waitSent(alice.ID, 1)
+	got := toolResults(h.waitRequests(2)[1])
+	if !strings.Contains(got, `Found nothing said on `) || !strings.Contains(got, `for "the boiler yesterday"; the results below are from other times.`) ||
+		!strings.Contains(got, "the plumber fixed the boiler") {
+		t.Errorf("memory_search result the model read: %q", got)
 	}
 }

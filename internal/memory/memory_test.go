@@ -265,6 +265,11 @@ func TestTools(t *testing.T) {
 	if err != nil || !strings.Contains(out, "#4] Bob (score") || strings.Count(out, "\n") != 0 {
 		t.Errorf("memory_search = %q, %v", out, err)
 	}
+	// The message the turn answers is not a result: the model has it.
+	out, err = NewSearchTool(NewSearcher(h, Options{}, nil)).Run(t.Context(), tool.Call{Agent: "a", Chat: chat, Target: 4, Args: json.RawMessage(`{"query":"shed key","k":1}`)})
+	if err != nil || strings.Contains(out, "#4]") || strings.Count(out, "\n") != 0 {
+		t.Errorf("memory_search answering message 4 = %q, %v; want one other result", out, err)
+	}
 	if _, err := call(NewSearchTool(NewSearcher(h, Options{}, nil)), `{"query":"  "}`); err == nil {
 		t.Error("memory_search with an empty query succeeded")
 	}

@@ -87,11 +87,17 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	if k == 0 {
 		k = min(5*len(texts), 20)
 	}
-	q.K = k
+	q.K = k + 1 // one more: the message the turn answers is left out below
 	res, err := t.searcher.SearchMany(ctx, q, texts)
 	if err != nil {
 		return "", errors.New("memory search failed")
 	}
+	// The message being answered is the model's already: found again (its words are the
+	// question's), it would only take a result's place.
+	res = slices.DeleteFunc(res, func(r Result) bool {
+		return r.Kind == KindMessage && r.Chat == c.Chat.ID && r.MessageID == c.Target && c.Target != 0
+	})
+	res = res[:min(k, len(res))]
 	if len(res) == 0 {
 		return "No messages found.", nil
 	}
