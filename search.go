@@ -36,12 +36,21 @@ type SearchQuery struct {
 	// hit after the first Limit was said in that time.
 	WithinLimit  int
 	Since, Until time.Time
+	// AsOf, when set, searches as of then: a message said after it is not searched, as
+	// one asked then could not have seen it. In a chat, the scope is the chat's ids said by
+	// then (ids grow with time), so the Limit best are those of then, however many later
+	// messages match better; a later message found anyway (where ids do not grow with time)
+	// is left out once read.
+	AsOf time.Time
 	// Typos, for a search someone typed: when no word of it matches anything in the scope,
 	// its longest words stand for the words one edit from them with the most matches there
 	// ("passprot": passport; see stem.Edits and stem.Typos). It costs a few milliseconds
 	// per word, so the searches made for every message (recall) go without it.
 	Typos bool
 }
+
+// Later reports whether t is after q.AsOf, when set: a message said then is not searched.
+func (q SearchQuery) Later(t time.Time) bool { return !q.AsOf.IsZero() && t.After(q.AsOf) }
 
 // Within reports whether t is between q.Since and q.Until.
 func (q SearchQuery) Within(t time.Time) bool {

@@ -90,7 +90,7 @@ func (f *fakeHistory) SearchHistory(_ context.Context, q mynah.SearchQuery) ([]m
 	f.searches++
 	var hits []mynah.SearchHit
 	for _, m := range f.msgs {
-		if q.Chat != 0 && m.Chat.ID != q.Chat || q.Sender != 0 && m.Sender.ID != q.Sender {
+		if q.Chat != 0 && m.Chat.ID != q.Chat || q.Sender != 0 && m.Sender.ID != q.Sender || q.Later(m.Time) {
 			continue
 		}
 		n := 0

@@ -390,7 +390,7 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 	var span Span
 	for _, a := range anchors {
 		terms := Terms(a.Event, s.stop)
-		hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Limit: anchorPool})
+		hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Limit: anchorPool, AsOf: q.Until})
 		if err != nil {
 			return Span{}, fmt.Errorf("memory: searching for %q: %w", a.Event, err)
 		}
@@ -402,7 +402,7 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 		}
 		var at time.Time
 		for i, h := range hits {
-			if scores[i] < anchorStrong*best || q.later(h.Message.Time) {
+			if scores[i] < anchorStrong*best {
 				continue
 			}
 			if t := h.Message.Time; at.IsZero() || a.After && t.Before(at) || !a.After && t.After(at) {
@@ -455,7 +455,7 @@ func (s *Searcher) window(span Span) Span {
 // scores.
 func (s *Searcher) keyword(ctx context.Context, q Query, terms []string, window Span) ([]*candidate, error) {
 	sq := mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Typos: q.Typos,
-		ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: s.opts.Pool}
+		ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: s.opts.Pool, AsOf: q.Until}
 	if !window.IsZero() {
 		sq.WithinLimit, sq.Since, sq.Until = s.opts.SpanPool-s.opts.Pool, window.From, window.To
 	}
@@ -463,7 +463,6 @@ func (s *Searcher) keyword(ctx context.Context, q Query, terms []string, window 
 	if err != nil {
 		return nil, fmt.Errorf("memory: searching history: %w", err)
 	}
-	hits = slices.DeleteFunc(hits, func(h mynah.SearchHit) bool { return q.later(h.Message.Time) })
 	byKey := make(map[string]*candidate, len(hits))
 	kw := make([]Scored, len(hits))
 	for i, h := range hits {

@@ -217,6 +217,17 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
 	sc := searchScope{agent: q.Agent, chat: q.Chat, sender: q.Sender}
+	if !q.AsOf.IsZero() && q.Chat != 0 {
+		// as of then: the chat's ids said by then
+		_, last, ok, err := db.idsBetween(ctx, q.Agent, q.Chat, time.Time{}, q.AsOf.Add(time.Nanosecond))
+		if err != nil {
+			return nil, fail(ctx, err, "search history of %s", q.Agent)
+		}
+		if !ok {
+			return nil, nil // nothing was said by then
+		}
+		sc.upTo = last
+	}
 	counts, err := db.probe(ctx, sc, terms, parts)
 	if err == nil && q.Typos && !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
 		terms, counts, err = db.correct(ctx, sc, q.Terms, parts)
@@ -239,7 +250,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	hits = q.KeepWithin(hits)
+	hits = q.KeepWithin(slices.DeleteFunc(hits, func(h mynah.SearchHit) bool { return q.Later(h.Message.Time) }))
 	if q.WithinLimit > 0 && q.Chat != 0 && q.Sender == 0 && partial && len(hits) <= q.Limit {
 		if hits, err = db.addWithin(ctx, q, sc, hits, terms, counts, parts, scorer); err != nil {
 			return nil, fail(ctx, err, "search history of %s", q.Agent)
@@ -326,7 +337,7 @@ func (db *DB) addWithin(ctx context.Context, q mynah.SearchQuery, sc searchScope
 	if err != nil {
 		return nil, err
 	}
-	return append(hits, slices.DeleteFunc(more, func(h mynah.SearchHit) bool { return !q.Within(h.Message.Time) })...), nil
+	return append(hits, slices.DeleteFunc(more, func(h mynah.SearchHit) bool { return !q.Within(h.Message.Time) || q.Later(h.Message.Time) })...), nil
 }
 
 // idsBetween returns the range of message ids first..last of agent's chat that holds the
@@ -367,6 +378,9 @@ type searchScope struct {
 	// first..last, when last > 0, are the only message ids of the chat searched: its
 	// messages of a time.
 	first, last int64
+	// upTo, when > 0, is the last message id of the chat searched: its messages said by
+	// the time a search is as of (SearchQuery.AsOf).
+	upTo int64
 }
 
 // where returns the scope's conditions on message_search, numbering its parameters from
@@ -391,6 +405,10 @@ func (s searchScope) where(next int) (string, []any) {
 			cond += fmt.Sprintf(" AND chat_id + 0 = $%d", next+len(args)-1)
 		}
 	}
+	if s.upTo > 0 && s.last == 0 {
+		args = append(args, s.upTo)
+		cond += fmt.Sprintf(" AND message_id + 0 <= $%d", next+len(args)-1)
+	}
 	if s.sender != 0 {
 		args = append(args, int64(s.sender))
 		cond += fmt.Sprintf(" AND sender_id = $%d", next+len(args)-1)
@@ -406,7 +424,11 @@ func (s searchScope) exact(next int) (string, []any) {
 		cond += fmt.Sprintf(" AND chat_id = $%d", next+len(args)-1)
 	}
 	if s.last > 0 {
-		args = append(args, s.first, s.last)
+		last := s.last
+		if s.upTo > 0 {
+			last = min(last, s.upTo)
+		}
+		args = append(args, s.first, last)
 		cond += fmt.Sprintf(" AND message_id BETWEEN $%d AND $%d", next+len(args)-2, next+len(args)-1)
 	}
 	return cond, args

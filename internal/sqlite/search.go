@@ -100,6 +100,17 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
+	if !q.AsOf.IsZero() && q.Chat != 0 {
+		// as of then: the chat's ids said by then
+		_, last, ok, err := db.idsBetween(ctx, q.Agent, q.Chat, time.Time{}, q.AsOf.Add(time.Nanosecond))
+		if err != nil {
+			return nil, fail(ctx, err, "search history of %s", q.Agent)
+		}
+		if !ok {
+			return nil, nil // nothing was said by then
+		}
+		hi = lo | last
+	}
 	terms, rare, common, partial, err := db.termsByCount(ctx, q.Terms, cols, lo, hi, mark, q.Typos)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
@@ -118,7 +129,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 		var more func(first, last int64) ([]scoredKey, error)
 		if partial { // the chat's messages of the time, by their index keys
 			more = func(first, last int64) ([]scoredKey, error) {
-				return db.rankPart(ctx, w, terms, cols, lo|first, lo|last, mark, q.Limit+q.WithinLimit)
+				return db.rankPart(ctx, w, terms, cols, lo|first, min(lo|last, hi), mark, q.Limit+q.WithinLimit)
 			}
 		}
 		keys, err = db.keepWithin(ctx, q, keys, more)
@@ -130,7 +141,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	return q.KeepWithin(hits), nil
+	return q.KeepWithin(slices.DeleteFunc(hits, func(h mynah.SearchHit) bool { return q.Later(h.Message.Time) })), nil
 }
 
 // rankKeys returns the limit best index keys in [lo, hi] for terms split by count, with
@@ -255,6 +266,7 @@ func (db *DB) searchSender(ctx context.Context, q mynah.SearchQuery, w []any, ma
 		return nil, err
 	}
 	slices.SortStableFunc(hits, func(a, b mynah.SearchHit) int { return cmp.Compare(b.Score, a.Score) })
+	hits = slices.DeleteFunc(hits, func(h mynah.SearchHit) bool { return q.Later(h.Message.Time) })
 	return q.KeepWithin(hits[:min(len(hits), limit)]), nil
 }
 

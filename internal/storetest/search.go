@@ -393,6 +393,39 @@ func testSearchWithin(t *testing.T, b Backend) {
 	}
 }
 
+// testSearchAsOf: a search as of a time (AsOf) finds the Limit best of the messages said
+// by then, however many said later match better, and none said later; as of a time before
+// the chat's first message it finds nothing.
+func testSearchAsOf(t *testing.T, b Backend) {
+	s := b.Open(t)
+	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
+	var msgs []mynah.Message
+	for d := 1; d <= 30; d++ {
+		text := "the boiler is quiet"
+		if d <= 5 { // weaker matches: the word in a longer message
+			text = "we talked about the garden, the car, the holidays and then the boiler for a while"
+		}
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(d), Sender: alice, Time: day(d), Text: text})
+	}
+	importMessages(t, s, agentA, group, msgs...)
+	for _, q := range []mynah.SearchQuery{{Chat: group.ID}, {Chat: group.ID, Sender: alice.ID}} {
+		q.Agent, q.Terms, q.Limit = agentA, []string{"boiler"}, 4
+		q.AsOf = day(5).Add(time.Hour)
+		later := func(id mynah.MessageID) bool { return id > 5 }
+		if got := search(t, s, q); len(got) != 4 || slices.ContainsFunc(got, later) {
+			t.Errorf("sender %d: boiler as of day 5 = %v, want 4 of messages 1-5, said by then", q.Sender, got)
+		}
+		q.AsOf = day(5) // the moment message 5 was said
+		if got := search(t, s, q); len(got) != 4 || slices.ContainsFunc(got, later) {
+			t.Errorf("sender %d: boiler as of the moment of message 5 = %v, want 4 of messages 1-5", q.Sender, got)
+		}
+		q.AsOf = day(0)
+		if got := search(t, s, q); len(got) != 0 {
+			t.Errorf("sender %d: boiler as of before the chat began = %v, want nothing", q.Sender, got)
+		}
+	}
+}
+
 // testSearchWithinBusyChat: in a chat where the words of a search are too common to rank
 // all their matches (a month's name in the month's every message: see veryCommonTerm), the
 // messages of a time asked for are still found when none of the next best were said

@@ -154,6 +154,7 @@ func Run(t *testing.T, b Backend) {
 			{"SearchBigChat", testSearchBigChat},
 			{"SearchCommonTerms", testSearchCommonTerms},
 			{"SearchWithin", testSearchWithin},
+			{"SearchAsOf", testSearchAsOf},
 			{"SearchWithinBusyChat", testSearchWithinBusyChat},
 			{"SearchTypos", testSearchTypos},
 			{"Around", testAround},
