@@ -327,7 +327,8 @@ func TestSearchToolSaysWhenTimeMissed(t *testing.T) {
 		"+0 Alice: the plumber fixed the boiler",
 		"+10 Bob: great, the boiler works",
 		"+4320 Bob: last Sunday the plumber came for the boiler",
-		"+43200 Alice: we talked about the garden today", // Wednesday 2 December, 10:00
+		"+4400 Alice: what did the plumber say about the boiler yesterday?", // Thursday 5 November
+		"+43200 Alice: we talked about the garden today",                    // Wednesday 2 December, 10:00
 	)
 	search := NewSearchTool(NewSearcher(h, DefaultOptions(), nil))
 	ask := func(query string, now time.Time) string {
@@ -353,6 +354,10 @@ func TestSearchToolSaysWhenTimeMissed(t *testing.T) {
 	// Said on Thursday 5 November of the Sunday before: the result tells of that time.
 	if out := ask("what happened with the plumber on 1 November?", thursday); strings.Contains(out, "Found nothing") {
 		t.Errorf("a result telling of the time (\"last Sunday the plumber came\", said on Thursday):\n%s\nwant no note", out)
+	}
+	// A question asked the day after names the time but tells nothing of it.
+	if out := ask("what did the plumber say about the boiler on 4 November?", thursday); !strings.HasPrefix(out, "Found nothing said on Wed 4 Nov 2026") {
+		t.Errorf("only a question of the day after (\"what did the plumber say … yesterday?\") names the time:\n%s\nwant the note", out)
 	}
 	// Nothing can have been said in a time still to come.
 	if out := ask("what is the boiler plan for tomorrow?", thursday); strings.Contains(out, "Found nothing") {

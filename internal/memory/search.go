@@ -315,8 +315,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 
 // Missed returns the time text names ("what happened yesterday?", "in March") when none
 // of the messages of res, its results, was said in it or tells of it ("yesterday I went
-// bowling", said today; see boostTold): they are then the best matches of other times, and
-// whoever reads them should be told so (see Span.Describe). ok is false when text names
+// bowling", said today, but not "what did we do yesterday?"; see boostTold): they are then
+// the best matches of other times, and whoever reads them should be told so (see
+// Span.Describe). ok is false when text names
 // no time, or a time still to come (nothing was said then yet), or some result is of it.
 func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, ok bool) {
 	if now.IsZero() {
@@ -327,12 +328,16 @@ func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, 
 		return Span{}, false
 	}
 	for _, r := range res {
-		if r.Kind == KindMessage && (span.Contains(r.Time) || r.Message != nil && s.tells(r.Message, span)) {
+		if r.Kind == KindMessage && (span.Contains(r.Time) || r.Message != nil && !asks(r.Message.Text) && s.tells(r.Message, span)) {
 			return Span{}, false
 		}
 	}
 	return span, true
 }
+
+// asks reports whether text is a question ("what did we do yesterday?"): it names a time
+// without telling anything of it.
+func asks(text string) bool { return strings.HasSuffix(strings.TrimSpace(text), "?") }
 
 // later reports whether t is after q.Until, when set: a message said then is not searched.
 func (q Query) later(t time.Time) bool { return !q.Until.IsZero() && t.After(q.Until) }
