@@ -305,3 +305,25 @@ func referenceBM25(tb testing.TB, convs []locomo.Conversation, half string, ks [
 	}
 	return rep
 }
+
+// TestMayTellLoCoMo: on every turn of LoCoMo, read as of when it was said, mayTell is
+// true wherever ParseTime finds a time, and false for most turns.
+func TestMayTellLoCoMo(t *testing.T) {
+	convs := readLoCoMo(t)
+	turns, passed := 0, 0
+	for _, c := range convs {
+		for _, tr := range c.Turns {
+			turns++
+			if !memory.MayTell(tr.Text) {
+				passed++
+				if sp := memory.ParseTime(tr.Text, tr.Time).Span; !sp.IsZero() {
+					t.Errorf("mayTell(%q) = false, but ParseTime reads %v", tr.Text, sp)
+				}
+			}
+		}
+	}
+	t.Logf("mayTell passed over %d of %d turns", passed, turns)
+	if passed < turns/2 {
+		t.Errorf("mayTell passed over %d of %d turns, want most", passed, turns)
+	}
+}

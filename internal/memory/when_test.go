@@ -107,6 +107,31 @@ func TestParseTime(t *testing.T) {
 				got.Span.From.Format(time.DateOnly), got.Span.To.Format(time.DateOnly), got.Text, got.When, got.Recent,
 				c.from.Format(time.DateOnly), c.to.Format(time.DateOnly), c.text, c.when, c.rcnt)
 		}
+		if !got.Span.IsZero() && !mayTell(c.query) {
+			t.Errorf("mayTell(%q) = false, but it names a time", c.query)
+		}
+	}
+}
+
+// TestMayTell: the quick test that a text names no time (mayTell) is never wrong where
+// ParseTime finds one, on every turn of LoCoMo read as of when it was said, and passes
+// over most of those that name none.
+func TestMayTell(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		may  bool
+	}{
+		{"the plumber fixed the boiler", false},
+		{"See you at the lake, it was great!", false},
+		{"Yesterday's storm", true},
+		{"LAST WEEK we met", true},
+		{"the 3rd", true},
+		{"вчора", true},
+		{"what a lovely evening", true},
+	} {
+		if got := mayTell(c.text); got != c.may {
+			t.Errorf("mayTell(%q) = %v, want %v", c.text, got, c.may)
+		}
 	}
 }
 
