@@ -128,21 +128,35 @@ func cover(cands []*candidate, k int, h *holder) []*candidate {
 
 // holder tells which of words a candidate holds (see cover), each candidate read once.
 type holder struct {
-	words []string
-	stems [][]string
-	held  map[*candidate][]bool
+	words  []string
+	stems  [][]string
+	starts map[string]bool // the first two bytes of each stem
+	held   map[*candidate][]bool
 }
 
 func newHolder(words []string) *holder {
-	h := &holder{words: words, stems: make([][]string, len(words)), held: map[*candidate][]bool{}}
+	h := &holder{words: words, stems: make([][]string, len(words)), starts: map[string]bool{}, held: map[*candidate][]bool{}}
 	for i, w := range words {
 		if isASCII(w) {
 			h.stems[i] = []string{english.Stem(w, false)}
 		} else {
 			h.stems[i] = stem.Query(w) // a word of no clear language: its Russian and Ukrainian stems
 		}
+		for _, s := range h.stems[i] {
+			h.starts[s[:min(2, len(s))]] = true
+		}
 	}
 	return h
+}
+
+// holdsAll reports whether c holds every word.
+func (h *holder) holdsAll(c *candidate) bool {
+	for i := range h.words {
+		if !h.holds(c, i) {
+			return false
+		}
+	}
+	return true
 }
 
 // holds reports whether c holds the ith word.
@@ -154,6 +168,9 @@ func (h *holder) holds(c *candidate, i int) bool {
 		// stem.Text stems a message's Cyrillic words in the language the message is in
 		for _, w := range splitWords(stem.Text(strings.ToLower(prompt.Body(&c.msg)))) {
 			if isASCII(w) {
+				if len(w) > 2 && !h.starts[w[:2]] {
+					continue // no word's stem starts so: a stem keeps its word's first letters
+				}
 				w = english.Stem(w, false)
 			}
 			text[w] = true

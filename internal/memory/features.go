@@ -132,6 +132,9 @@ func (s *Searcher) boostTold(cands []*candidate, span Span, boost float64) {
 // tells reports whether m's own expressions of time name a bounded time that overlaps
 // span (see boostTold).
 func (s *Searcher) tells(m *mynah.Message, span Span) bool {
+	if !mayTell(m.Text) {
+		return false
+	}
 	told := ParseTime(m.Text, m.Time.In(s.loc)).Span
 	return !told.From.IsZero() && !told.To.IsZero() && told.Overlaps(span)
 }
@@ -323,6 +326,27 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 	return cands, nil
 }
 
+// wholePool is how many of the best keyword candidates, by BM25, wholes looks into: a
+// message holding every word of the query is nearly always among them, and reading the
+// words of each costs ~10 µs.
+const wholePool = 30
+
+// wholes returns the candidates among the first wholePool of cands (best by BM25 first)
+// whose own words hold every one of terms, two or more (see Options.Whole).
+func (s *Searcher) wholes(cands []*candidate, terms []string) map[*candidate]bool {
+	if s.opts.Whole <= 0 || len(terms) < 2 {
+		return nil
+	}
+	h := newHolder(terms)
+	out := map[*candidate]bool{}
+	for _, c := range cands[:min(len(cands), wholePool)] {
+		if h.holdsAll(c) {
+			out[c] = true
+		}
+	}
+	return out
+}
+
 // Feature is one ranking feature: its name, what it does, and how to turn it off and on
 // (On sets the value DefaultOptions has, or, for a feature off by default, the value it
 // is measured with).
@@ -363,6 +387,8 @@ func Features() []Feature {
 			func(o *Options) { o.DatedBoost = 0 }, func(o *Options) { o.DatedBoost = 0.15 }},
 		{"recent", "a query asking for the latest state prefers newer messages (off by default)",
 			func(o *Options) { o.RecentBoost = 0 }, func(o *Options) { o.RecentBoost = 0.2 }},
+		{"whole", "a message holding every word of the query comes first, before those the other features bring up by what is around them",
+			func(o *Options) { o.Whole = 0 }, func(o *Options) { o.Whole = 0.5 }},
 		{"diversity", "a query asking for several things gets them from several conversations (off by default)",
 			func(o *Options) { o.Diversity = 0 }, func(o *Options) { o.Diversity = 0.4 }},
 	}

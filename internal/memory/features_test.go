@@ -497,3 +497,22 @@ func TestSpeakerGather(t *testing.T) {
 		t.Errorf("a question for one thing: %v, want 1 as without gather", got)
 	}
 }
+
+// TestWhole: the message holding every word of a query ("spotify summer playlist") comes
+// before a longer one holding only some of them, which the length prior alone would put
+// first.
+func TestWhole(t *testing.T) {
+	t0 := time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: I made a summer playlist on Spotify",
+		"+600 Bob: the summer was long and we drove to the coast with an old playlist of songs from school, stopping in every town on the way for coffee and stories, and it rained most days but nobody minded at all",
+	)
+	q := Query{Text: "spotify summer playlist"}
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
+		t.Errorf("results %v, want 1, which holds every word, first", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "whole")
+	if got := searchIDs(t, h, off, q); len(got) == 0 || got[0] != 2 {
+		t.Errorf("without whole: %v; want 2 first, or the test does not show what whole does", got)
+	}
+}

@@ -140,6 +140,12 @@ type Options struct {
 	// "recently"), newer candidates: a score is multiplied by 1+RecentBoost·r, r from 0 for
 	// the oldest candidate to 1 for the newest.
 	RecentBoost float64
+	// Whole multiplies by 1+Whole the score of a message among the wholePool best by
+	// BM25 whose own words (its text and media's descriptions, stemmed) hold every word of
+	// a query of two or more: the message a query was written from ("the playlist I made
+	// on Spotify") stays ahead of those the other features bring up by what is around them
+	// or who said them.
+	Whole float64
 	// Diversity spreads the results of a query asking for several things over time (see
 	// Aggregate): a message next to a better result (one id away, the same hour) has its
 	// score multiplied by 1-Diversity for each, so another conversation's turn comes in.
@@ -168,7 +174,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -283,6 +289,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			return nil, err
 		}
 	}
+	whole := s.wholes(cands, Terms(tq.Text, s.stop))
 	s.weighLength(cands)
 	s.boostSpeakers(cands, q.Text)
 	s.smooth(cands)
@@ -290,6 +297,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	boostWithin(cands, anchored, s.opts.AnchorBoost)
 	for _, c := range cands {
 		c.score = s.opts.Recency.apply(c.score, c.msg.Time, now)
+		if whole[c] {
+			c.score *= 1 + s.opts.Whole
+		}
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmpDesc(a.score, b.score) })
 	if s.opts.Diversity > 0 && Aggregate(q.Text) {
