@@ -261,7 +261,8 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			return nil, err
 		}
 	}
-	terms := Terms(tq.Text, s.stop)
+	asked := Terms(tq.Text, s.stop) // the words of what is asked, the time's left out
+	terms := asked
 	if len(terms) == 0 { // only a time: "what happened yesterday?"
 		terms = Terms(q.Text, s.stop)
 	}
@@ -289,7 +290,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			return nil, err
 		}
 	}
-	whole := s.wholes(cands, Terms(tq.Text, s.stop))
+	whole := s.wholes(cands, asked)
 	s.weighLength(cands)
 	s.boostSpeakers(cands, q.Text)
 	s.smooth(cands)
@@ -327,8 +328,8 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 // of the messages of res, its results, was said in it or tells of it ("yesterday I went
 // bowling", said today, but not "what did we do yesterday?"; see boostTold): they are then
 // the best matches of other times, and whoever reads them should be told so (see
-// Span.Describe). ok is false when text names
-// no time, or a time still to come (nothing was said then yet), or some result is of it.
+// Span.Describe). ok is false when text names no time, or a time still to come (nothing
+// was said then yet), or some result is of it.
 func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, ok bool) {
 	if now.IsZero() {
 		now = s.now()
