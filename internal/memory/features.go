@@ -77,13 +77,18 @@ func (s *Searcher) smooth(cands []*candidate) {
 	}
 }
 
-// weighLength weighs each candidate by its length (see Options.LengthPrior).
-func (s *Searcher) weighLength(cands []*candidate) {
+// weighLength weighs each candidate by its length (see Options.LengthPrior), those of
+// whole, which hold every word of the query, by the square root of it (see Options.Whole).
+func (s *Searcher) weighLength(cands []*candidate, whole map[*candidate]bool) {
 	if s.opts.LengthPrior <= 0 {
 		return
 	}
 	for _, c := range cands {
-		c.score *= s.lengthWeight(c.bodyWords())
+		w := s.lengthWeight(c.bodyWords())
+		if whole[c] {
+			w = math.Sqrt(w)
+		}
+		c.score *= w
 	}
 }
 
@@ -387,7 +392,7 @@ func Features() []Feature {
 			func(o *Options) { o.DatedBoost = 0 }, func(o *Options) { o.DatedBoost = 0.15 }},
 		{"recent", "a query asking for the latest state prefers newer messages (off by default)",
 			func(o *Options) { o.RecentBoost = 0 }, func(o *Options) { o.RecentBoost = 0.2 }},
-		{"whole", "a message holding every word of the query comes first, before those the other features bring up by what is around them",
+		{"whole", "a message holding every word of the query comes first, before those the other features bring up by what is around them, and bears only the square root of the length prior",
 			func(o *Options) { o.Whole = 0 }, func(o *Options) { o.Whole = 0.5 }},
 		{"diversity", "a query asking for several things gets them from several conversations (off by default)",
 			func(o *Options) { o.Diversity = 0 }, func(o *Options) { o.Diversity = 0.4 }},

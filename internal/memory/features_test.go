@@ -516,3 +516,24 @@ func TestWhole(t *testing.T) {
 		t.Errorf("without whole: %v; want 2 first, or the test does not show what whole does", got)
 	}
 }
+
+// TestWholeShort: a short message that holds every word of the query is not weighed
+// down by the length prior as a short message that matched by chance is ("thanks, see
+// you friday"): it bears only the square root of the prior.
+func TestWholeShort(t *testing.T) {
+	t0 := time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: dentist on Friday",
+		"+3600 Bob: I finally called the dentist about the crown that cracked last month, and the receptionist said the dentist could see me next week if I bring the old x-rays along",
+		"+7200 Alice: the dentist said flossing more would have saved the tooth, so I bought a new brush and some floss on the way home",
+	)
+	q := Query{Text: "dentist friday"}
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
+		t.Errorf("results %v, want 1, which holds every word, first", got)
+	}
+	o := DefaultOptions()
+	o.Whole = 0
+	if got := searchIDs(t, h, o, q); len(got) == 0 || got[0] == 1 {
+		t.Errorf("without whole: %v; want another first, or the test does not show what whole does", got)
+	}
+}

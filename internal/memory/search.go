@@ -144,7 +144,9 @@ type Options struct {
 	// BM25 whose own words (its text and media's descriptions, stemmed) hold every word of
 	// a query of two or more: the message a query was written from ("the playlist I made
 	// on Spotify") stays ahead of those the other features bring up by what is around them
-	// or who said them.
+	// or who said them. Such a message also bears only the square root of the length
+	// prior's weight (see LengthPrior): a short message that holds every word asked for
+	// did not match by chance, as "Thanks, John!" matches a question about John.
 	Whole float64
 	// Diversity spreads the results of a query asking for several things over time (see
 	// Aggregate): a message next to a better result (one id away, the same hour) has its
@@ -291,7 +293,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 	}
 	whole := s.wholes(cands, asked)
-	s.weighLength(cands)
+	s.weighLength(cands, whole)
 	s.boostSpeakers(cands, q.Text)
 	s.smooth(cands)
 	s.weighTime(cands, tq)
