@@ -498,42 +498,35 @@ func TestSpeakerGather(t *testing.T) {
 	}
 }
 
-// TestWhole: the message holding every word of a query ("spotify summer playlist") comes
-// before a longer one holding only some of them, which the length prior alone would put
-// first.
+// TestWhole: the message holding every word of a query comes first. It comes before a
+// longer one holding only some of them, which the length prior alone would put first
+// ("spotify summer playlist"); and a short one ("dentist on Friday") bears only the
+// square root of the prior, which holds back a short message that matched by chance
+// ("thanks, see you Friday").
 func TestWhole(t *testing.T) {
 	t0 := time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
-	h := chatOf(t0,
-		"+0 Alice: I made a summer playlist on Spotify",
-		"+600 Bob: the summer was long and we drove to the coast with an old playlist of songs from school, stopping in every town on the way for coffee and stories, and it rained most days but nobody minded at all",
-	)
-	q := Query{Text: "spotify summer playlist"}
-	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
-		t.Errorf("results %v, want 1, which holds every word, first", got)
-	}
-	off, _ := Ablate(DefaultOptions(), "whole")
-	if got := searchIDs(t, h, off, q); len(got) == 0 || got[0] != 2 {
-		t.Errorf("without whole: %v; want 2 first, or the test does not show what whole does", got)
-	}
-}
-
-// TestWholeShort: a short message that holds every word of the query is not weighed
-// down by the length prior as a short message that matched by chance is ("thanks, see
-// you friday"): it bears only the square root of the prior.
-func TestWholeShort(t *testing.T) {
-	t0 := time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
-	h := chatOf(t0,
-		"+0 Alice: dentist on Friday",
-		"+3600 Bob: I finally called the dentist about the crown that cracked last month, and the receptionist said the dentist could see me next week if I bring the old x-rays along",
-		"+7200 Alice: the dentist said flossing more would have saved the tooth, so I bought a new brush and some floss on the way home",
-	)
-	q := Query{Text: "dentist friday"}
-	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
-		t.Errorf("results %v, want 1, which holds every word, first", got)
-	}
-	o := DefaultOptions()
-	o.Whole = 0
-	if got := searchIDs(t, h, o, q); len(got) == 0 || got[0] == 1 {
-		t.Errorf("without whole: %v; want another first, or the test does not show what whole does", got)
+	for _, tc := range []struct {
+		query string
+		chat  []string
+	}{
+		{"spotify summer playlist", []string{
+			"+0 Alice: I made a summer playlist on Spotify",
+			"+600 Bob: the summer was long and we drove to the coast with an old playlist of songs from school, stopping in every town on the way for coffee and stories, and it rained most days but nobody minded at all",
+		}},
+		{"dentist friday", []string{
+			"+0 Alice: dentist on Friday",
+			"+3600 Bob: I finally called the dentist about the crown that cracked last month, and the receptionist said the dentist could see me next week if I bring the old x-rays along",
+			"+7200 Alice: the dentist said flossing more would have saved the tooth, so I bought a new brush and some floss on the way home",
+		}},
+	} {
+		h := chatOf(t0, tc.chat...)
+		q := Query{Text: tc.query}
+		if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
+			t.Errorf("%q: results %v, want 1, which holds every word, first", tc.query, got)
+		}
+		off, _ := Ablate(DefaultOptions(), "whole")
+		if got := searchIDs(t, h, off, q); len(got) == 0 || got[0] == 1 {
+			t.Errorf("%q without whole: %v; want another first, or the test does not show what whole does", tc.query, got)
+		}
 	}
 }
