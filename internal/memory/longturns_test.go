@@ -33,6 +33,28 @@ func longTurns(convs []locomo.Conversation) []locomo.Conversation {
 	return out
 }
 
+// echoTurns is longTurns where an assistant's answer also repeats what it answers: every
+// turn of the second speaker gets the content words of the turn before it, then ~150
+// words of another conversation's talk. The answer next to the evidence then shares its
+// words, as an assistant's reply shares the user's, and competes with it.
+func echoTurns(convs []locomo.Conversation) []locomo.Conversation {
+	stop := memory.StopWords()
+	long := longTurns(convs)
+	for i, c := range long {
+		c.Turns = append([]locomo.Turn(nil), c.Turns...)
+		for j := range c.Turns {
+			if j == 0 || c.Turns[j].Speaker != c.Speakers[1] {
+				continue
+			}
+			own, pad, _ := strings.Cut(c.Turns[j].Text, "\n\n")
+			echo := strings.Join(memory.Terms(convs[i].Turns[j-1].Text, stop), ", ")
+			c.Turns[j].Text = own + "\n\nSo, about " + echo + ": " + pad
+		}
+		long[i] = c
+	}
+	return long
+}
+
 // TestLongTurns holds the default ranking to beating plain BM25 on each half of LoCoMo
 // turned into long turns (longTurns): features tuned on short alternating turns
 // (neighbours, the conversation before a message, the length prior) must not push real
@@ -41,16 +63,21 @@ func TestLongTurns(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("imports the whole benchmark: runs without -short and -race")
 	}
-	convs := longTurns(readLoCoMo(t))
+	convs := readLoCoMo(t)
 	ks := []int{5, 10, 20}
-	for _, p := range protocols {
-		dbs := p.stores(t, convs)
-		for _, half := range locomo.Halves {
-			rep := evaluate(t.Context(), t, dbs, memory.DefaultOptions(), convs, half, ks)
-			plain := evaluate(t.Context(), t, dbs, plainBM25(t), convs, half, ks)
-			t.Logf("%s, half %s, long turns, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25:\n%s", p.name, half, formatReport(rep), formatReport(plain))
-			if got, b := recallAt10(&rep.Core), recallAt10(&plain.Core); got <= b {
-				t.Errorf("%s, half %s, long turns: turn recall@10 over categories 1-4 = %.3f, not above plain BM25's %.3f", p.name, half, got, b)
+	for _, set := range []struct {
+		name  string
+		convs []locomo.Conversation
+	}{{"long turns", longTurns(convs)}, {"echoing long turns", echoTurns(convs)}} {
+		for _, p := range protocols {
+			dbs := p.stores(t, set.convs)
+			for _, half := range locomo.Halves {
+				rep := evaluate(t.Context(), t, dbs, memory.DefaultOptions(), set.convs, half, ks)
+				plain := evaluate(t.Context(), t, dbs, plainBM25(t), set.convs, half, ks)
+				t.Logf("%s, half %s, %s, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25:\n%s", p.name, half, set.name, formatReport(rep), formatReport(plain))
+				if got, b := recallAt10(&rep.Core), recallAt10(&plain.Core); got <= b {
+					t.Errorf("%s, half %s, %s: turn recall@10 over categories 1-4 = %.3f, not above plain BM25's %.3f", p.name, half, set.name, got, b)
+				}
 			}
 		}
 	}
