@@ -227,6 +227,8 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 			return nil, nil // nothing was said by then
 		}
 		sc.upTo = last
+	} else if !q.AsOf.IsZero() {
+		sc.asOf = q.AsOf
 	}
 	counts, err := db.probe(ctx, sc, terms, parts)
 	if err == nil && q.Typos && !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
@@ -381,6 +383,9 @@ type searchScope struct {
 	// upTo, when > 0, is the last message id of the chat searched: its messages said by
 	// the time a search is as of (SearchQuery.AsOf).
 	upTo int64
+	// asOf, when set, leaves out the messages said after it, read from each: the scope is
+	// every chat, and no one range of ids stands for a time (SearchQuery.AsOf).
+	asOf time.Time
 }
 
 // where returns the scope's conditions on message_search, numbering its parameters from
@@ -413,7 +418,18 @@ func (s searchScope) where(next int) (string, []any) {
 		args = append(args, int64(s.sender))
 		cond += fmt.Sprintf(" AND sender_id = $%d", next+len(args)-1)
 	}
-	return cond, args
+	return s.said(cond, args, next)
+}
+
+// said adds to cond, whose parameters are numbered from next, the condition that a
+// message was said by s.asOf, when set.
+func (s searchScope) said(cond string, args []any, next int) (string, []any) {
+	if s.asOf.IsZero() {
+		return cond, args
+	}
+	args = append(args, s.asOf.UnixMilli())
+	return cond + fmt.Sprintf(` AND EXISTS (SELECT 1 FROM messages m WHERE m.agent = message_search.agent
+		AND m.chat_id = message_search.chat_id AND m.message_id = message_search.message_id AND m.time <= $%d)`, next+len(args)-1), args
 }
 
 // exact is where with conditions on the key itself, for a query that walks it.
@@ -423,13 +439,17 @@ func (s searchScope) exact(next int) (string, []any) {
 		args = append(args, int64(s.chat))
 		cond += fmt.Sprintf(" AND chat_id = $%d", next+len(args)-1)
 	}
-	if s.last > 0 {
+	switch {
+	case s.last > 0:
 		last := s.last
 		if s.upTo > 0 {
 			last = min(last, s.upTo)
 		}
 		args = append(args, s.first, last)
 		cond += fmt.Sprintf(" AND message_id BETWEEN $%d AND $%d", next+len(args)-2, next+len(args)-1)
+	case s.upTo > 0:
+		args = append(args, s.upTo)
+		cond += fmt.Sprintf(" AND message_id <= $%d", next+len(args)-1)
 	}
 	return cond, args
 }
@@ -496,7 +516,8 @@ func (db *DB) rank(ctx context.Context, sc searchScope, match string, terms []qu
 	if newest > 0 {
 		// The newest matches of common terms are dense along the scope's key: walking it
 		// back is cheaper than collecting every match.
-		cond, args = searchScope{agent: sc.agent, chat: sc.chat, first: sc.first, last: sc.last}.exact(2)
+		cond, args = sc.exact(2)
+		cond, args = sc.said(cond, args, 2)
 	}
 	inner := `SELECT chat_id, message_id, len, doc FROM message_search WHERE ` + cond + ` AND doc @@ $1::tsquery`
 	if newest > 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,14 +36,17 @@ const (
 		JOIN search_chats sc ON sc.scope = k.value >> 31
 		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = k.value & 2147483647
 		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id`
-	// With a sender the filter must come before the limit, so every match is joined: the
-	// scope is one person's words, used for what the agent knows about them.
-	querySearchSender = `SELECT ` + messageColumns + `, -bm25(message_search, 1.0, ?, ?) AS score
+	// With a sender (0: anyone), or a time (ms) said by when no chat's range of ids can
+	// stand for it, the filter must come before the limit, so every match is joined: the
+	// scope is one person's words, used for what the agent knows about them, or every
+	// chat as of a time (mynah memory search --at).
+	querySearchJoined = `SELECT ` + messageColumns + `, -bm25(message_search, 1.0, ?, ?) AS score
 		FROM message_search s
 		JOIN search_chats sc ON sc.scope = s.rowid >> 31
 		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = s.rowid & 2147483647
 		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id
-		WHERE message_search MATCH ? AND s.rowid BETWEEN ? AND ? AND m.sender_id = ?
+		WHERE message_search MATCH ? AND s.rowid BETWEEN ? AND ?
+			AND m.sender_id = coalesce(nullif(?, 0), m.sender_id) AND m.time <= ?
 		ORDER BY score DESC LIMIT +?`
 	// queryProbe counts a term's matches in a scope, up to a bound: it tells a selective
 	// term from a common one at a cost bounded by the limit.
@@ -117,8 +121,8 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	}
 	match = rankedMatch(terms, rare, cols)
 	w := []any{q.ContextWeight, q.PreviousWeight}
-	if q.Sender != 0 {
-		hits, err := db.searchSender(ctx, q, w, match, rare, common, cols, lo, hi)
+	if q.Sender != 0 || !q.AsOf.IsZero() && q.Chat == 0 {
+		hits, err := db.searchJoined(ctx, q, w, match, rare, common, cols, lo, hi)
 		if err != nil {
 			return nil, fail(ctx, err, "search history of %s", q.Agent)
 		}
@@ -252,15 +256,19 @@ func (db *DB) idsBetween(ctx context.Context, agent string, chat mynah.ChatID, s
 	})
 }
 
-// searchSender is SearchHistory's search of one sender's messages: the filter comes
-// before the limit, so every match is read with its message (and WithinLimit's time is
-// checked once read).
-func (db *DB) searchSender(ctx context.Context, q mynah.SearchQuery, w []any, match string, rare, common, cols []string, lo, hi int64) ([]mynah.SearchHit, error) {
-	st, sender, limit := db.stmts.searchSender, int64(q.Sender), q.Limit+max(q.WithinLimit, 0)
-	hits, err := db.searchRows(ctx, q.Agent, st, nil, append(w, match, lo, hi, sender, limit)...)
+// searchJoined is SearchHistory's search of one sender's messages, or of every chat's as
+// of a time: the filter comes before the limit, so every match is read with its message
+// (and WithinLimit's time is checked once read).
+func (db *DB) searchJoined(ctx context.Context, q mynah.SearchQuery, w []any, match string, rare, common, cols []string, lo, hi int64) ([]mynah.SearchHit, error) {
+	st, sender, limit := db.stmts.searchJoined, int64(q.Sender), q.Limit+max(q.WithinLimit, 0)
+	asOf := int64(math.MaxInt64)
+	if !q.AsOf.IsZero() {
+		asOf = q.AsOf.UnixMilli()
+	}
+	hits, err := db.searchRows(ctx, q.Agent, st, nil, append(w, match, lo, hi, sender, asOf, limit)...)
 	if err == nil && len(rare) > 0 && len(common) > 0 {
 		both := "(" + match + ") AND (" + matchExpr(common, cols) + ")"
-		hits, err = db.searchRows(ctx, q.Agent, st, hits, append(w, both, lo, hi, sender, limit)...)
+		hits, err = db.searchRows(ctx, q.Agent, st, hits, append(w, both, lo, hi, sender, asOf, limit)...)
 	}
 	if err != nil {
 		return nil, err

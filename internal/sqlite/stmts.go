@@ -39,7 +39,7 @@ type stmts struct {
 	message, history, historyThread, pendingTurns, pendingParts *stmt
 	chat, session, blocked, promptForReply                      *stmt
 	approved, pairings, chatMode                                *stmt
-	chatScope, agentScope, search, searchSender, before, from   *stmt
+	chatScope, agentScope, search, searchJoined, before, from   *stmt
 	probe, searchRecent, messagesByKey, idAtOrAfter, idRange    *stmt
 	dueAt, indexedThrough, lastRowid                            *stmt
 	countFacts, listFacts, factsOf                              *stmt
@@ -143,7 +143,7 @@ func newStmts(write, read *sql.DB) *stmts {
 		{&s.chatScope, read, queryChatScope},
 		{&s.agentScope, read, queryAgentScope},
 		{&s.search, read, querySearch},
-		{&s.searchSender, read, querySearchSender},
+		{&s.searchJoined, read, querySearchJoined},
 		{&s.before, read, queryBefore},
 		{&s.from, read, queryFrom},
 		{&s.probe, read, queryProbe},

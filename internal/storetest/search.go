@@ -283,7 +283,7 @@ func bigChat() []mynah.Message {
 
 // testSearchBigChat: in a chat where a word is in almost every message, a query still
 // finds the one message with its rarer word first, and a query of the common word alone
-// still answers.
+// still answers, as of a time too.
 func testSearchBigChat(t *testing.T, b Backend) {
 	s := b.Open(t)
 	importMessages(t, s, agentA, group, bigChat()...)
@@ -298,6 +298,12 @@ func testSearchBigChat(t *testing.T, b Backend) {
 		// A mistyped word that stands for a very common one finds what that word finds.
 		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"hellp"}, Limit: 5, Typos: true}); len(got) != 5 {
 			t.Errorf("chat %d: a search for hellp found %v, want 5 messages with hello", chat, got)
+		}
+		// As of a time, a query of common words answers with messages said by then, though
+		// the newest of their matches were said later.
+		asOf := mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"hello", "again"}, Limit: 5, AsOf: at(1000)}
+		if got := search(t, s, asOf); len(got) != 5 || slices.ContainsFunc(got, func(id mynah.MessageID) bool { return id > 1000 }) {
+			t.Errorf("chat %d: a query of common words as of message 1000's time found %v, want 5 messages said by then", chat, got)
 		}
 	}
 }
@@ -395,7 +401,8 @@ func testSearchWithin(t *testing.T, b Backend) {
 
 // testSearchAsOf: a search as of a time (AsOf) finds the Limit best of the messages said
 // by then, however many said later match better, and none said later; as of a time before
-// the chat's first message it finds nothing.
+// the chat's first message it finds nothing. So does a search of every chat of the agent:
+// a later message of another chat is left out too.
 func testSearchAsOf(t *testing.T, b Backend) {
 	s := b.Open(t)
 	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
@@ -408,20 +415,23 @@ func testSearchAsOf(t *testing.T, b Backend) {
 		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(d), Sender: alice, Time: day(d), Text: text})
 	}
 	importMessages(t, s, agentA, group, msgs...)
-	for _, q := range []mynah.SearchQuery{{Chat: group.ID}, {Chat: group.ID, Sender: alice.ID}} {
+	// another chat whose best matches were said later still
+	importMessages(t, s, agentA, dm, mynah.Message{ID: 101, Sender: alice, Time: day(20), Text: "boiler"},
+		mynah.Message{ID: 102, Sender: alice, Time: day(21), Text: "boiler boiler"})
+	for _, q := range []mynah.SearchQuery{{Chat: group.ID}, {Chat: group.ID, Sender: alice.ID}, {}, {Sender: alice.ID}} {
 		q.Agent, q.Terms, q.Limit = agentA, []string{"boiler"}, 4
 		q.AsOf = day(5).Add(time.Hour)
 		later := func(id mynah.MessageID) bool { return id > 5 }
 		if got := search(t, s, q); len(got) != 4 || slices.ContainsFunc(got, later) {
-			t.Errorf("sender %d: boiler as of day 5 = %v, want 4 of messages 1-5, said by then", q.Sender, got)
+			t.Errorf("chat %d sender %d: boiler as of day 5 = %v, want 4 of messages 1-5, said by then", q.Chat, q.Sender, got)
 		}
 		q.AsOf = day(5) // the moment message 5 was said
 		if got := search(t, s, q); len(got) != 4 || slices.ContainsFunc(got, later) {
-			t.Errorf("sender %d: boiler as of the moment of message 5 = %v, want 4 of messages 1-5", q.Sender, got)
+			t.Errorf("chat %d sender %d: boiler as of the moment of message 5 = %v, want 4 of messages 1-5", q.Chat, q.Sender, got)
 		}
 		q.AsOf = day(0)
 		if got := search(t, s, q); len(got) != 0 {
-			t.Errorf("sender %d: boiler as of before the chat began = %v, want nothing", q.Sender, got)
+			t.Errorf("chat %d sender %d: boiler as of before the chat began = %v, want nothing", q.Chat, q.Sender, got)
 		}
 	}
 }
