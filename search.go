@@ -17,6 +17,12 @@ type SearchQuery struct {
 	// Terms are OR-ed words, already lower-cased and stripped of stop words by the caller;
 	// the backend matches each as a word (with its own stemming) and escapes its syntax.
 	Terms []string
+	// Boost are words (as Terms) that weigh where they meet one of Terms but find nothing
+	// by themselves: the month and year of a time a question names ("what did Ann paint
+	// last week?"), matched in the context column, raise the messages of that time among
+	// those about painting without bringing in every other message of the month. When no
+	// word of Terms matches anything, Boost is searched as Terms are.
+	Boost []string
 	// ContextWeight weighs a match in who said a message and when (the sender's name,
 	// month and year) against a match in what was said (weight 1); 0 ignores it.
 	ContextWeight float64

@@ -310,7 +310,7 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 	if len(extra) == 0 {
 		return cands, nil
 	}
-	second, err := s.keyword(ctx, q, append(slices.Clone(terms), extra...), Span{})
+	second, err := s.keyword(ctx, q, append(slices.Clone(terms), extra...), nil, Span{})
 	if err != nil {
 		return nil, err
 	}

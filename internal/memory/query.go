@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kljensen/snowball/english"
+
 	"github.com/mynah-ai/mynah/internal/stem"
 )
 
@@ -57,4 +59,31 @@ func splitWords(text string) []string {
 func cyrillicAt(text string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(text[i:])
 	return unicode.Is(unicode.Cyrillic, r)
+}
+
+// talkWord reports whether w, a word of a question naming a time, asks what was said or
+// done then rather than about a topic: "what did we talk about yesterday?", "what
+// happened last week?", "о чём говорили вчера?". Such a question wants the time's
+// messages, whatever they say, not the messages that hold "talk" said at other times.
+// English words by their stems, Russian and Ukrainian ones by their forms.
+func talkWord(w string) bool {
+	if isASCII(w) {
+		return talkStems[english.Stem(w, false)]
+	}
+	return talkForms[w]
+}
+
+var talkStems = map[string]bool{"talk": true, "say": true, "said": true, "tell": true, "told": true, "discuss": true,
+	"chat": true, "happen": true, "mention": true, "speak": true, "spoke": true, "new": true, "go": true, "up": true}
+
+var talkForms = map[string]bool{
+	// Russian
+	"говорили": true, "говорил": true, "говорила": true, "сказал": true, "сказала": true, "сказали": true,
+	"обсуждали": true, "обсуждал": true, "обсуждала": true, "случилось": true, "произошло": true,
+	"было": true, "болтали": true, "писали": true, "писал": true, "писала": true, "нового": true,
+	"разговаривали": true, "рассказывал": true, "рассказывала": true, "рассказывали": true,
+	// Ukrainian
+	"казав": true, "казала": true, "казали": true, "сказав": true, "обговорювали": true, "сталося": true,
+	"трапилося": true, "відбулося": true, "писав": true, "розмовляли": true, "говорив": true,
+	"розповідав": true, "розповідала": true, "розповідали": true,
 }

@@ -264,16 +264,22 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		}
 	}
 	asked := Terms(tq.Text, s.stop) // the words of what is asked, the time's left out
-	terms := asked
-	if len(terms) == 0 { // only a time: "what happened yesterday?"
-		terms = Terms(q.Text, s.stop)
+	if !tq.Span.IsZero() {
+		asked = slices.DeleteFunc(asked, talkWord)
 	}
-	terms = append(terms, s.monthTerms(tq.Span)...)
+	// The month and year of the time named weigh where they meet what is asked ("what did
+	// Ann paint last week?" prefers her painting of that week), but do not bring in the
+	// month's other messages, which share nothing with the question but the time: asked
+	// about painting, those would outrank her painting of another week.
+	terms, months := asked, s.monthTerms(tq.Span)
+	if len(asked) == 0 { // only a time: "what did we talk about yesterday?": its messages
+		terms, months = append(Terms(q.Text, s.stop), months...), nil
+	}
 	if len(terms) == 0 {
 		return nil, nil
 	}
 	window := s.window(tq.Span)
-	cands, err := s.keyword(ctx, q, terms, window)
+	cands, err := s.keyword(ctx, q, terms, months, window)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +380,7 @@ func (s *Searcher) fillCover(ctx context.Context, q Query, cands []*candidate, h
 		if slices.ContainsFunc(cands, func(c *candidate) bool { return h.holds(c, i) }) {
 			continue
 		}
-		found, err := s.keyword(ctx, q, []string{w}, Span{}) // Pool of them: coverFill is a few
+		found, err := s.keyword(ctx, q, []string{w}, nil, Span{}) // Pool of them: coverFill is a few
 		if err != nil {
 			return nil, err
 		}
@@ -468,11 +474,11 @@ func (s *Searcher) window(span Span) Span {
 	return span
 }
 
-// keyword fetches the best Pool keyword candidates of terms, and with a window the best
-// SpanPool-Pool more said in it, and fuses them (with no vectors yet) into normalised
-// scores.
-func (s *Searcher) keyword(ctx context.Context, q Query, terms []string, window Span) ([]*candidate, error) {
-	sq := mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Typos: q.Typos,
+// keyword fetches the best Pool keyword candidates of terms, weighed by boost where they
+// meet it (see mynah.SearchQuery.Boost), and with a window the best SpanPool-Pool more said
+// in it, and fuses them (with no vectors yet) into normalised scores.
+func (s *Searcher) keyword(ctx context.Context, q Query, terms, boost []string, window Span) ([]*candidate, error) {
+	sq := mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Boost: boost, Typos: q.Typos,
 		ContextWeight: s.opts.ContextWeight, PreviousWeight: s.opts.PreviousWeight, Limit: s.opts.Pool, AsOf: q.Until}
 	if !window.IsZero() {
 		sq.WithinLimit, sq.Since, sq.Until = s.opts.SpanPool-s.opts.Pool, window.From, window.To

@@ -192,8 +192,8 @@ const (
 // the scope (agent, or agent and chat). Idf and average length are the scope's. Every
 // committed message is searchable: entries are written with the messages.
 func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.SearchHit, error) {
-	terms := queryTerms(q.Terms)
-	if len(terms) == 0 || q.Limit <= 0 {
+	terms, boost := queryTerms(q.Terms), queryTerms(q.Boost)
+	if len(terms)+len(boost) == 0 || q.Limit <= 0 {
 		return nil, nil
 	}
 	parts, weight := []string{bodyPart}, map[string]float64{bodyPart: 1}
@@ -237,11 +237,27 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
+	var b boosting // the words of q.Boost that add to the others' matches
+	if len(boost) > 0 {
+		n, err := db.probe(ctx, sc, boost, parts)
+		switch {
+		case err != nil:
+			return nil, fail(ctx, err, "search history of %s", q.Agent)
+		case !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }):
+			terms, counts = append(terms, boost...), append(counts, n...) // nothing else to meet: searched as Terms
+		default:
+			for i, t := range boost {
+				if n[i] > 0 && n[i] < veryCommonTerm {
+					b.terms, b.idf = append(b.terms, t), append(b.idf, n[i])
+				}
+			}
+		}
+	}
 	if len(terms) == 0 {
 		return nil, nil
 	}
 	scorer := newIDF(docs, tokens, weight)
-	scored, partial, err := db.rankTerms(ctx, sc, terms, counts, counts, parts, scorer)
+	scored, partial, err := db.rankTerms(ctx, sc, terms, counts, counts, b, parts, scorer)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -267,13 +283,22 @@ func newIDF(docs, tokens int64, weight map[string]float64) func(counts []int64) 
 	return func(counts []int64) *bm25 { return newBM25(counts, docs, tokens, weight) }
 }
 
+// boosting are the terms of a search that weigh where they meet its others but find
+// nothing by themselves (mynah.SearchQuery.Boost), with their matches in its scope.
+type boosting struct {
+	terms []queryTerm
+	idf   []int64
+}
+
 // rankTerms scores the entries of the scope sc that match terms, best first: counts are
 // the terms' matches in sc, which split them into rare, common and very common, and idf
 // their matches in the search's whole scope, which weigh them. As SearchHistory says, the
 // entries with a rare term are ranked by every term but the very common ones, and a search
 // of common terms alone ranks the newest matches of any and of the least common meeting
-// another. partial is true when not every match of every term was ranked.
-func (db *DB) rankTerms(ctx context.Context, sc searchScope, terms []queryTerm, counts, idf []int64, parts []string, scorer func([]int64) *bm25) (scored []scoredEntry, partial bool, err error) {
+// another. The boost terms weigh in every ranking, and the entries where they meet a
+// common term (or, with no rare term, any term) are ranked too. partial is true when not
+// every match of every term was ranked.
+func (db *DB) rankTerms(ctx context.Context, sc searchScope, terms []queryTerm, counts, idf []int64, b boosting, parts []string, scorer func([]int64) *bm25) (scored []scoredEntry, partial bool, err error) {
 	var rare, common []queryTerm
 	var rareIDF, commonIDF, commonCounts []int64
 	for i, t := range terms {
@@ -290,20 +315,32 @@ func (db *DB) rankTerms(ctx context.Context, sc searchScope, terms []queryTerm, 
 		}
 	}
 	partial = partial || len(common) > 0
+	var met []scoredEntry
 	switch {
 	case len(rare) > 0:
 		// Messages with a rare term, scored by the common ones too.
-		s := scorer(slices.Concat(rareIDF, commonIDF))
-		scored, err = db.rank(ctx, sc, tsquery(rare, parts), slices.Concat(rare, common), parts, 0, s)
+		s, scoring := scorer(slices.Concat(rareIDF, commonIDF, b.idf)), slices.Concat(rare, common, b.terms)
+		scored, err = db.rank(ctx, sc, tsquery(rare, parts), scoring, parts, 0, s)
+		if err == nil && len(common) > 0 && len(b.terms) > 0 {
+			// and those where a common term meets a boost term: what the person a question
+			// names said in the time it names, in other words than the question's
+			both := "(" + tsquery(common, parts) + ") & (" + tsquery(b.terms, parts) + ")"
+			met, err = db.rank(ctx, sc, both, scoring, parts, 0, s)
+			scored = mergeScored(scored, met)
+		}
 	case sc.sender != 0:
-		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, 0, scorer(idf))
+		scored, err = db.rank(ctx, sc, tsquery(terms, parts), slices.Concat(terms, b.terms), parts, 0, scorer(slices.Concat(idf, b.idf)))
 	default:
-		s := scorer(idf)
-		scored, err = db.rank(ctx, sc, tsquery(terms, parts), terms, parts, recentMatches, s)
+		s, scoring := scorer(slices.Concat(idf, b.idf)), slices.Concat(terms, b.terms)
+		scored, err = db.rank(ctx, sc, tsquery(terms, parts), scoring, parts, recentMatches, s)
 		if err == nil && len(common) > 1 {
-			var met []scoredEntry
 			both := "(" + tsquery(common[:1], parts) + ") & (" + tsquery(common[1:], parts) + ")"
-			met, err = db.rank(ctx, sc, both, terms, parts, recentMatches, s)
+			met, err = db.rank(ctx, sc, both, scoring, parts, recentMatches, s)
+			scored = mergeScored(scored, met)
+		}
+		if err == nil && len(b.terms) > 0 {
+			both := "(" + tsquery(terms, parts) + ") & (" + tsquery(b.terms, parts) + ")"
+			met, err = db.rank(ctx, sc, both, scoring, parts, recentMatches, s)
 			scored = mergeScored(scored, met)
 		}
 		partial = true
@@ -328,7 +365,7 @@ func (db *DB) addWithin(ctx context.Context, q mynah.SearchQuery, sc searchScope
 	if err != nil {
 		return nil, err
 	}
-	found, _, err := db.rankTerms(ctx, w, terms, n, counts, parts, scorer)
+	found, _, err := db.rankTerms(ctx, w, terms, n, counts, boosting{}, parts, scorer)
 	if err != nil {
 		return nil, err
 	}

@@ -59,10 +59,10 @@ func (db *DB) indexPending(ctx context.Context, progress func(done, total int)) 
 	total, waiting := 0, -1
 	for {
 		var through, last int64
-		if err := db.stmts.indexedThrough.QueryRowContext(ctx).Scan(&through); err != nil {
+		if err := db.stmts.indexedThrough.QueryRowContext(brief(ctx)).Scan(&through); err != nil {
 			return total, 0, fail(ctx, err, "index progress")
 		}
-		if err := db.stmts.lastRowid.QueryRowContext(ctx).Scan(&last); err != nil {
+		if err := db.stmts.lastRowid.QueryRowContext(brief(ctx)).Scan(&last); err != nil {
 			return total, 0, fail(ctx, err, "index progress")
 		}
 		if last <= through {

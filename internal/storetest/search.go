@@ -240,6 +240,43 @@ func testSearchContext(t *testing.T, b Backend) {
 	}
 }
 
+// testSearchBoost: boost words (a month and year, matched in who said a message and
+// when) weigh where they meet the search's words and find nothing by themselves: of two
+// messages about painting the one said then comes first, and the other messages said then
+// are not found; with no word of the search matching anything, they are searched alone.
+// A word the search has in common with many messages finds that person's messages of the
+// time however they are worded.
+func testSearchBoost(t *testing.T, b Backend) {
+	s := b.Open(t)
+	march, june := time.Date(2024, 3, 10, 12, 0, 0, 0, time.UTC), time.Date(2024, 6, 10, 12, 0, 0, 0, time.UTC)
+	bob := mynah.User{ID: 7, FirstName: "Bob"}
+	msgs := []mynah.Message{
+		{ID: 1, Sender: alice, Time: june, Text: "I paint landscapes"},
+		{ID: 2, Sender: alice, Time: march, Text: "I paint portraits"},
+		{ID: 3, Sender: bob, Time: march.Add(time.Hour), Text: "the weather was lovely"},
+		{ID: 4, Sender: bob, Time: march.Add(2 * time.Hour), Text: "we went to the lake"},
+	}
+	for i := range 600 { // Alice's name is common: in more messages than a rare word's
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(100 + i), Sender: alice, Time: june.Add(time.Duration(i) * time.Minute), Text: fmt.Sprintf("note %d", i)})
+	}
+	msgs = append(msgs, mynah.Message{ID: 900, Sender: alice, Time: march.Add(3 * time.Hour), Text: "the gallery took my canvas"})
+	importMessages(t, s, agentA, group, msgs...)
+	for _, chat := range []mynah.ChatID{group.ID, 0} {
+		q := mynah.SearchQuery{Agent: agentA, Chat: chat, Terms: []string{"paint"}, Boost: []string{"march", "2024"}, ContextWeight: 2, Limit: 10}
+		if got := search(t, s, q); !slices.Equal(got, []mynah.MessageID{2, 1}) {
+			t.Errorf("chat %d: paint, boosted by march 2024 = %v, want [2 1]: the message of March first, and no other message of it", chat, got)
+		}
+		q.Terms = []string{"zebra"}
+		if got := sorted(search(t, s, q)); !slices.Equal(got, []mynah.MessageID{2, 3, 4, 900}) {
+			t.Errorf("chat %d: zebra (nowhere), boosted by march 2024 = %v, want the messages of March 2024", chat, got)
+		}
+		q.Terms = []string{"alice", "paint"}
+		if got := search(t, s, q); len(got) < 3 || got[0] != 2 || !slices.Contains(got, 900) || slices.Contains(got, 3) {
+			t.Errorf("chat %d: alice paint, boosted by march 2024 = %v, want 2 first, Alice's 900 of March too, not Bob's", chat, got)
+		}
+	}
+}
+
 func testAround(t *testing.T, b Backend) {
 	s := b.Open(t)
 	for _, id := range []int{2, 4, 6, 8, 10} {

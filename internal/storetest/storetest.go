@@ -151,6 +151,7 @@ func Run(t *testing.T, b Backend) {
 			{"SearchFollowsEdits", testSearchEdits},
 			{"SearchScopes", testSearchScopes},
 			{"SearchContextColumn", testSearchContext},
+			{"SearchBoost", testSearchBoost},
 			{"SearchBigChat", testSearchBigChat},
 			{"SearchCommonTerms", testSearchCommonTerms},
 			{"SearchWithin", testSearchWithin},
