@@ -217,19 +217,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
 	sc := searchScope{agent: q.Agent, chat: q.Chat, sender: q.Sender}
-	if !q.AsOf.IsZero() && q.Chat != 0 {
-		// as of then: the chat's ids said by then
-		_, last, ok, err := db.idsBetween(ctx, q.Agent, q.Chat, time.Time{}, q.AsOf.Add(time.Nanosecond))
-		if err != nil {
-			return nil, fail(ctx, err, "search history of %s", q.Agent)
-		}
-		if !ok {
-			return nil, nil // nothing was said by then
-		}
-		sc.upTo = last
-	} else if !q.AsOf.IsZero() {
-		sc.asOf = q.AsOf
-	}
+	sc.asOf = q.AsOf
 	counts, err := db.probe(ctx, sc, terms, parts)
 	if err == nil && q.Typos && !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
 		terms, counts, err = db.correct(ctx, sc, q.Terms, parts)
@@ -417,11 +405,9 @@ type searchScope struct {
 	// first..last, when last > 0, are the only message ids of the chat searched: its
 	// messages of a time.
 	first, last int64
-	// upTo, when > 0, is the last message id of the chat searched: its messages said by
-	// the time a search is as of (SearchQuery.AsOf).
-	upTo int64
-	// asOf, when set, leaves out the messages said after it, read from each: the scope is
-	// every chat, and no one range of ids stands for a time (SearchQuery.AsOf).
+	// asOf, when set, leaves out the messages said after it (SearchQuery.AsOf), read from
+	// each: no range of ids stands for a time where a chat's ids do not follow its times
+	// (an import's ids are its file's).
 	asOf time.Time
 }
 
@@ -446,10 +432,6 @@ func (s searchScope) where(next int) (string, []any) {
 			args = append(args, int64(s.chat))
 			cond += fmt.Sprintf(" AND chat_id + 0 = $%d", next+len(args)-1)
 		}
-	}
-	if s.upTo > 0 && s.last == 0 {
-		args = append(args, s.upTo)
-		cond += fmt.Sprintf(" AND message_id + 0 <= $%d", next+len(args)-1)
 	}
 	if s.sender != 0 {
 		args = append(args, int64(s.sender))
@@ -476,17 +458,9 @@ func (s searchScope) exact(next int) (string, []any) {
 		args = append(args, int64(s.chat))
 		cond += fmt.Sprintf(" AND chat_id = $%d", next+len(args)-1)
 	}
-	switch {
-	case s.last > 0:
-		last := s.last
-		if s.upTo > 0 {
-			last = min(last, s.upTo)
-		}
-		args = append(args, s.first, last)
+	if s.last > 0 {
+		args = append(args, s.first, s.last)
 		cond += fmt.Sprintf(" AND message_id BETWEEN $%d AND $%d", next+len(args)-2, next+len(args)-1)
-	case s.upTo > 0:
-		args = append(args, s.upTo)
-		cond += fmt.Sprintf(" AND message_id <= $%d", next+len(args)-1)
 	}
 	return cond, args
 }

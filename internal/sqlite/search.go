@@ -36,10 +36,11 @@ const (
 		JOIN search_chats sc ON sc.scope = k.value >> 31
 		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = k.value & 2147483647
 		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id`
-	// With a sender (0: anyone), or a time (ms) said by when no chat's range of ids can
-	// stand for it, the filter must come before the limit, so every match is joined: the
-	// scope is one person's words, used for what the agent knows about them, or every
-	// chat as of a time (mynah memory search --at).
+	// With a sender (0: anyone), or a time (ms) said by, the filter must come before the
+	// limit, so every match is joined: the scope is one person's words, used for what the
+	// agent knows about them, or what was said by a time (mynah memory search --at),
+	// which no range of ids stands for where a chat's ids do not follow its times (an
+	// import's ids are its file's).
 	querySearchJoined = `SELECT ` + messageColumns + `, -bm25(message_search, 1.0, ?, ?) AS score
 		FROM message_search s
 		JOIN search_chats sc ON sc.scope = s.rowid >> 31
@@ -108,17 +109,6 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	if !q.AsOf.IsZero() && q.Chat != 0 {
-		// as of then: the chat's ids said by then
-		_, last, ok, err := db.idsBetween(ctx, q.Agent, q.Chat, time.Time{}, q.AsOf.Add(time.Nanosecond))
-		if err != nil {
-			return nil, fail(ctx, err, "search history of %s", q.Agent)
-		}
-		if !ok {
-			return nil, nil // nothing was said by then
-		}
-		hi = lo | last
-	}
 	terms, rare, common, partial, err := db.termsByCount(ctx, q.Terms, cols, lo, hi, mark, q.Typos)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
@@ -137,7 +127,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	}
 	match = rankedMatch(terms, rare, cols)
 	w := []any{q.ContextWeight, q.PreviousWeight}
-	if q.Sender != 0 || !q.AsOf.IsZero() && q.Chat == 0 {
+	if q.Sender != 0 || !q.AsOf.IsZero() {
 		hits, err := db.searchJoined(ctx, q, w, match, rare, append(common, boost...), cols, lo, hi)
 		if err != nil {
 			return nil, fail(ctx, err, "search history of %s", q.Agent)
@@ -284,9 +274,9 @@ func (db *DB) idsBetween(ctx context.Context, agent string, chat mynah.ChatID, s
 	})
 }
 
-// searchJoined is SearchHistory's search of one sender's messages, or of every chat's as
-// of a time: the filter comes before the limit, so every match is read with its message
-// (and WithinLimit's time is checked once read).
+// searchJoined is SearchHistory's search of one sender's messages, or of those said by a
+// time: the filter comes before the limit, so every match is read with its message (and
+// WithinLimit's time is checked once read).
 func (db *DB) searchJoined(ctx context.Context, q mynah.SearchQuery, w []any, match string, rare, common, cols []string, lo, hi int64) ([]mynah.SearchHit, error) {
 	st, sender, limit := db.stmts.searchJoined, int64(q.Sender), q.Limit+max(q.WithinLimit, 0)
 	asOf := int64(math.MaxInt64)

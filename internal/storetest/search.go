@@ -439,7 +439,8 @@ func testSearchWithin(t *testing.T, b Backend) {
 // testSearchAsOf: a search as of a time (AsOf) finds the Limit best of the messages said
 // by then, however many said later match better, and none said later; as of a time before
 // the chat's first message it finds nothing. So does a search of every chat of the agent:
-// a later message of another chat is left out too.
+// a later message of another chat is left out too; and so does a search of a chat whose
+// ids do not follow its times.
 func testSearchAsOf(t *testing.T, b Backend) {
 	s := b.Open(t)
 	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
@@ -470,6 +471,18 @@ func testSearchAsOf(t *testing.T, b Backend) {
 		if got := search(t, s, q); len(got) != 0 {
 			t.Errorf("chat %d sender %d: boiler as of before the chat began = %v, want nothing", q.Chat, q.Sender, got)
 		}
+	}
+	// An imported chat whose ids do not follow its times (the file's order): what was
+	// said by then is still what is found.
+	other := mynah.Chat{ID: -100777, Type: mynah.ChatSupergroup, Title: "imported"}
+	var shuffled []mynah.Message
+	for i, d := range []int{12, 3, 25, 1, 18, 4, 30, 2, 9, 5, 22, 15} {
+		shuffled = append(shuffled, mynah.Message{ID: mynah.MessageID(i + 1), Sender: alice, Time: day(d), Text: "the boiler is quiet"})
+	}
+	importMessages(t, s, agentA, other, shuffled...)
+	q := mynah.SearchQuery{Agent: agentA, Chat: other.ID, Terms: []string{"boiler"}, Limit: 10, AsOf: day(5)}
+	if got := sorted(search(t, s, q)); !slices.Equal(got, []mynah.MessageID{2, 4, 6, 8, 10}) {
+		t.Errorf("boiler as of day 5 in a chat whose ids do not follow its times = %v, want [2 4 6 8 10], said by then", got)
 	}
 }
 
