@@ -117,8 +117,17 @@ type agentProcess struct {
 // Telegram → intake (a poller per bot, or the webhook server) → ingest → the store →
 // the lanes → Telegram, with each agent's memory and the search indexer working beside
 // them.
-func serve(ctx context.Context, cfg *config, opts serveOptions) error {
+func serve(ctx context.Context, cfg *config, opts serveOptions) (err error) {
 	log := opts.Log
+	defer func() {
+		// A signal while starting (opening the store, waiting for Telegram) asks to stop
+		// as much as one while running does: nothing was taken in yet, so nothing is lost,
+		// and a service manager stopping it must not see a failure.
+		if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			log.Info("stopped while starting", "at", err)
+			err = nil
+		}
+	}()
 	db, err := openServeStore(ctx, cfg, opts.DBFile, log)
 	if err != nil {
 		return err

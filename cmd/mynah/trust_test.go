@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -260,6 +261,34 @@ func TestTelegramUnreachableAtStart(t *testing.T) {
 	out, code := mynahCLI(t, h2, "serve", "--config", h2.dir)
 	if code == 0 || !strings.Contains(out, "telegram unreachable for 2s") {
 		t.Errorf("serve with Telegram down past startup_timeout: exit %d\n%s", code, out)
+	}
+
+	// Stopped while it still waits for Telegram (a service manager stopping it): a clean
+	// exit, not a failure.
+	h3 := newHarness(t, harnessOptions{YAML: "telegram:\n  startup_timeout: 1m\n"})
+	h3.emu.FailNext("getMe", 1000, 502, "", 0)
+	cmd := exec.Command(os.Args[0], "serve", "--config", h3.dir)
+	cmd.Args[0], cmd.Env, cmd.Stdout, cmd.Stderr = "mynah", h3.env, h3.logs, h3.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if !h3.waitLog("telegram unreachable, trying again") {
+		_ = cmd.Process.Kill()
+		t.Fatalf("no failed attempt logged:\n%s", h3.logs.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil || !strings.Contains(h3.logs.String(), "stopped while starting") {
+			t.Errorf("SIGTERM while waiting for Telegram at start: %v\n%s", err, h3.logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Errorf("serve did not stop within 30s of SIGTERM while starting:\n%s", h3.logs.String())
 	}
 }
 
