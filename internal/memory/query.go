@@ -80,7 +80,7 @@ var talkForms = map[string]bool{
 	// Russian
 	"говорили": true, "говорил": true, "говорила": true, "сказал": true, "сказала": true, "сказали": true,
 	"обсуждали": true, "обсуждал": true, "обсуждала": true, "случилось": true, "произошло": true,
-	"было": true, "болтали": true, "писали": true, "писал": true, "писала": true, "нового": true,
+	"болтали": true, "писали": true, "писал": true, "писала": true, "нового": true,
 	"разговаривали": true, "рассказывал": true, "рассказывала": true, "рассказывали": true,
 	// Ukrainian
 	"казав": true, "казала": true, "казали": true, "сказав": true, "обговорювали": true, "сталося": true,
