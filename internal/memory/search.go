@@ -414,7 +414,7 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 	var span Span
 	for _, a := range anchors {
 		terms := Terms(a.Event, s.stop)
-		hits, err := s.store.SearchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Limit: anchorPool, AsOf: q.Until})
+		hits, err := s.searchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Limit: anchorPool, AsOf: q.Until})
 		if err != nil {
 			return Span{}, fmt.Errorf("memory: searching for %q: %w", a.Event, err)
 		}
@@ -474,6 +474,27 @@ func (s *Searcher) window(span Span) Span {
 	return span
 }
 
+// searchHistory is the store's SearchHistory. As of a time (sq.AsOf), a chat's search
+// first runs as of now, and only when one of its results was said after that time again
+// as of it: the store can filter by time only by reading every match of the query with
+// its message (see mynah.SearchQuery.AsOf), where a search as of now ranks the rare words'
+// matches in the index alone, so that asking as of a time after the last message (as a
+// benchmark asks, or "mynah memory search --at" the day of the question) costs and finds
+// what asking now does. One person's words are always searched as of the time: the store
+// reads each match's message to know its sender anyway.
+func (s *Searcher) searchHistory(ctx context.Context, sq mynah.SearchQuery) ([]mynah.SearchHit, error) {
+	if sq.AsOf.IsZero() || sq.Sender != 0 {
+		return s.store.SearchHistory(ctx, sq)
+	}
+	now := sq
+	now.AsOf = time.Time{}
+	hits, err := s.store.SearchHistory(ctx, now)
+	if err != nil || !slices.ContainsFunc(hits, func(h mynah.SearchHit) bool { return sq.Later(h.Message.Time) }) {
+		return hits, err
+	}
+	return s.store.SearchHistory(ctx, sq)
+}
+
 // keyword fetches the best Pool keyword candidates of terms, weighed by boost where they
 // meet it (see mynah.SearchQuery.Boost), and with a window the best SpanPool-Pool more said
 // in it, and fuses them (with no vectors yet) into normalised scores.
@@ -483,7 +504,7 @@ func (s *Searcher) keyword(ctx context.Context, q Query, terms, boost []string, 
 	if !window.IsZero() {
 		sq.WithinLimit, sq.Since, sq.Until = s.opts.SpanPool-s.opts.Pool, window.From, window.To
 	}
-	hits, err := s.store.SearchHistory(ctx, sq)
+	hits, err := s.searchHistory(ctx, sq)
 	if err != nil {
 		return nil, fmt.Errorf("memory: searching history: %w", err)
 	}

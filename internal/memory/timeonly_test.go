@@ -71,3 +71,54 @@ func said(res []memory.Result) []string {
 	}
 	return out
 }
+
+// TestAsOfAfterTheLast: asked as of a time after the chat's last message ("mynah memory
+// search --at" the day of the question), a search finds what it finds asked now, for
+// questions of rare and of very common words alike; asked as of a time in the middle of
+// the chat, it finds nothing said after it.
+func TestAsOfAfterTheLast(t *testing.T) {
+	db := openStore(t)
+	chat := mynah.Chat{ID: -100501, Type: mynah.ChatSupergroup}
+	t0 := time.Date(2008, 1, 1, 9, 0, 0, 0, time.UTC)
+	var msgs []mynah.Message
+	for i := range 3000 {
+		text := fmt.Sprintf("the weather today is %s and the bus was %d minutes late", []string{"grey", "sunny", "windy"}[i%3], i%17)
+		if i%250 == 7 {
+			text = fmt.Sprintf("the piano tuner comes on day %d, the bus was late again", i)
+		}
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(i + 1), Time: t0.Add(time.Duration(i) * time.Hour),
+			Sender: mynah.User{ID: mynah.UserID(1 + i%2), FirstName: []string{"Ann", "Bob"}[i%2]}, Text: text})
+	}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	last := msgs[len(msgs)-1].Time
+	s := memory.NewSearcher(db, memory.DefaultOptions(), func() time.Time { return last.Add(time.Hour) })
+	ids := func(q memory.Query) []mynah.MessageID {
+		t.Helper()
+		res, err := s.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]mynah.MessageID, len(res))
+		for i, r := range res {
+			out[i] = r.MessageID
+			if !q.Until.IsZero() && r.Time.After(q.Until) {
+				t.Errorf("%q as of %v: message %d said %v", q.Text, q.Until, r.MessageID, r.Time)
+			}
+		}
+		return out
+	}
+	for _, text := range []string{"when does the piano tuner come?", "was the bus late in the grey weather?"} {
+		q := memory.Query{Agent: "a", Chat: chat.ID, Text: text, K: 10}
+		now := ids(q)
+		q.Until, q.Now = last.Add(time.Hour), last.Add(time.Hour)
+		if asOf := ids(q); !slices.Equal(asOf, now) || len(now) == 0 {
+			t.Errorf("%q as of after the last message: %v; asked now: %v", text, asOf, now)
+		}
+		q.Until, q.Now = msgs[1500].Time, msgs[1500].Time
+		if got := ids(q); len(got) == 0 {
+			t.Errorf("%q as of message 1501: nothing found", text)
+		}
+	}
+}
