@@ -37,18 +37,24 @@ const (
 		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = k.value & 2147483647
 		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id`
 	// With a sender (0: anyone), or a time (ms) said by, the filter must come before the
-	// limit, so every match is joined: the scope is one person's words, used for what the
-	// agent knows about them, or what was said by a time (mynah memory search --at),
-	// which no range of ids stands for where a chat's ids do not follow its times (an
-	// import's ids are its file's).
-	querySearchJoined = `SELECT ` + messageColumns + `, -bm25(message_search, 1.0, ?, ?) AS score
-		FROM message_search s
-		JOIN search_chats sc ON sc.scope = s.rowid >> 31
-		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = s.rowid & 2147483647
-		LEFT JOIN chats c ON c.agent = m.agent AND c.chat_id = m.chat_id
-		WHERE message_search MATCH ? AND s.rowid BETWEEN ? AND ?
-			AND m.sender_id = coalesce(nullif(?, 0), m.sender_id) AND m.time <= ?
+	// limit, so each match is joined with its message: the scope is one person's words,
+	// used for what the agent knows about them, or what was said by a time (mynah memory
+	// search --at), which no range of ids stands for where a chat's ids do not follow its
+	// times (an import's ids are its file's). These are querySearch and querySearchRecent
+	// with the filter.
+	querySearchFiltered = `SELECT s.rowid, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search s` + filterJoin + `
+		WHERE message_search MATCH ? AND s.rowid BETWEEN ? AND ?` + filterWhere + `
 		ORDER BY score DESC LIMIT +?`
+	querySearchRecentFiltered = `SELECT key, score FROM (
+		SELECT s.rowid AS key, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search s` + filterJoin + `
+		WHERE message_search MATCH ? AND s.rowid BETWEEN ? AND ?` + filterWhere + `
+		ORDER BY s.rowid DESC LIMIT +?)
+		ORDER BY score DESC LIMIT +?`
+	filterJoin = `
+		JOIN search_chats sc ON sc.scope = s.rowid >> 31
+		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = s.rowid & 2147483647`
+	filterWhere = `
+		AND m.sender_id = coalesce(nullif(?, 0), m.sender_id) AND m.time <= ?`
 	// queryProbe counts a term's matches in a scope, up to a bound: it tells a selective
 	// term from a common one at a cost bounded by the limit.
 	queryProbe = `SELECT count(*) FROM (SELECT rowid FROM message_search
@@ -127,19 +133,13 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	}
 	match = rankedMatch(terms, rare, cols)
 	w := []any{q.ContextWeight, q.PreviousWeight}
-	if q.Sender != 0 || !q.AsOf.IsZero() {
-		hits, err := db.searchJoined(ctx, q, w, match, rare, slices.Concat(common, boost), cols, lo, hi)
-		if err != nil {
-			return nil, fail(ctx, err, "search history of %s", q.Agent)
-		}
-		return hits, nil
-	}
-	keys, err := db.rankKeys(ctx, w, rare, common, boost, cols, match, lo, hi, q.Limit+max(q.WithinLimit, 0))
+	f := filterOf(q)
+	keys, err := db.rankKeys(ctx, w, f, rare, common, boost, cols, match, lo, hi, q.Limit+max(q.WithinLimit, 0))
 	if err == nil && q.WithinLimit > 0 && q.Chat != 0 && (len(keys) > q.Limit || partial) {
 		var more func(first, last int64) ([]scoredKey, error)
 		if partial { // the chat's messages of the time, by their index keys
 			more = func(first, last int64) ([]scoredKey, error) {
-				return db.rankPart(ctx, w, terms, cols, lo|first, min(lo|last, hi), mark, q.Limit+q.WithinLimit)
+				return db.rankPart(ctx, w, f, terms, cols, lo|first, min(lo|last, hi), mark, q.Limit+q.WithinLimit)
 			}
 		}
 		keys, err = db.keepWithin(ctx, q, keys, more)
@@ -155,49 +155,89 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 }
 
 // rankKeys returns the limit best index keys in [lo, hi] for terms split by count, with
-// their scores, best first; the boost terms (see mynah.SearchQuery.Boost) add their weight
-// where they meet the others.
-func (db *DB) rankKeys(ctx context.Context, w []any, rare, common, boost, cols []string, match string, lo, hi int64, limit int) ([]scoredKey, error) {
+// their scores, best first, of the messages f keeps; the boost terms (see
+// mynah.SearchQuery.Boost) add their weight where they meet the others.
+func (db *DB) rankKeys(ctx context.Context, w []any, f filter, rare, common, boost, cols []string, match string, lo, hi int64, limit int) ([]scoredKey, error) {
 	r := ranking{}
+	search, recent := db.stmts.search, db.stmts.searchRecent
+	if f.on() {
+		search, recent = db.stmts.searchFiltered, db.stmts.searchRecentFiltered
+	}
 	var err error
 	switch {
 	case len(rare) > 0:
 		// The messages with a rare term, then those where a common (or boost) term meets a
 		// rare one, scored by all of them: together, the best by BM25 over every term but
 		// the very common ones, of the messages with a rare term.
-		err = r.add(ctx, db.stmts.search, append(w, match, lo, hi, limit)...)
+		err = r.add(ctx, search, f.args(w, match, lo, hi, limit)...)
 		if more := slices.Concat(common, boost); err == nil && len(more) > 0 {
 			both := "(" + match + ") AND (" + matchExpr(more, cols) + ")"
-			err = r.add(ctx, db.stmts.search, append(w, both, lo, hi, limit)...)
+			err = r.add(ctx, search, f.args(w, both, lo, hi, limit)...)
 		}
 		if err == nil && len(common) > 0 && len(boost) > 0 {
 			// and those where a common term meets a boost term: what the person a question
 			// names said in the time it names, in other words than the question's
 			both := "(" + matchExpr(common, cols) + ") AND (" + matchExpr(boost, cols) + ")"
-			err = r.add(ctx, db.stmts.search, append(w, both, lo, hi, limit)...)
+			err = r.add(ctx, search, f.args(w, both, lo, hi, limit)...)
 		}
+	case f.sender != 0:
+		// Every match of one person's words: fewer than a chat's, and what the agent knows
+		// about them is in the best of them, not the newest.
+		err = r.add(ctx, search, f.args(w, match, lo, hi, limit)...)
 	default:
 		// The newest matches of the common terms (of all when none is common), and the
 		// newest where the least common term meets another (or a boost term): a very
 		// common term's IDF would cost FTS5's bm25 a walk of its whole doclist for a small
-		// weight.
+		// weight. With a time, the newest said by then.
 		if len(common) > 0 {
 			match = matchExpr(common, cols)
 		}
-		err = r.add(ctx, db.stmts.searchRecent, append(w, match, lo, hi, recentMatches, limit)...)
+		err = r.add(ctx, recent, f.args(w, match, lo, hi, recentMatches, limit)...)
 		if err == nil && len(common) > 1 {
 			both := "(" + matchExpr(common[:1], cols) + ") AND (" + matchExpr(common[1:], cols) + ")"
-			err = r.add(ctx, db.stmts.searchRecent, append(w, both, lo, hi, recentMatches, limit)...)
+			err = r.add(ctx, recent, f.args(w, both, lo, hi, recentMatches, limit)...)
 		}
 		if err == nil && len(boost) > 0 {
 			both := "(" + match + ") AND (" + matchExpr(boost, cols) + ")"
-			err = r.add(ctx, db.stmts.searchRecent, append(w, both, lo, hi, recentMatches, limit)...)
+			err = r.add(ctx, recent, f.args(w, both, lo, hi, recentMatches, limit)...)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	return r.best(limit), nil
+}
+
+// filter is what a search keeps of its matches besides their words and scope: one
+// sender's messages (0: anyone's), and those said by a time (UnixMilli; 0: whenever). A
+// search with a filter reads each match's message to apply it (querySearchFiltered).
+type filter struct{ sender, asOf int64 }
+
+func filterOf(q mynah.SearchQuery) filter {
+	f := filter{sender: int64(q.Sender)}
+	if !q.AsOf.IsZero() {
+		f.asOf = q.AsOf.UnixMilli()
+	}
+	return f
+}
+
+func (f filter) on() bool { return f != filter{} }
+
+// args are a search statement's arguments: weights w, the match expression, the scope,
+// the filter's when on, and limits.
+func (f filter) args(w []any, match string, lo, hi int64, limits ...int) []any {
+	args := append(slices.Clone(w), match, lo, hi)
+	if f.on() {
+		asOf := f.asOf
+		if asOf == 0 {
+			asOf = math.MaxInt64
+		}
+		args = append(args, f.sender, asOf)
+	}
+	for _, l := range limits {
+		args = append(args, l)
+	}
+	return args
 }
 
 // keepWithin returns keys, best first, with those beyond the first q.Limit kept only for
@@ -235,7 +275,7 @@ func (db *DB) keepWithin(ctx context.Context, q mynah.SearchQuery, keys []scored
 // rankPart returns the limit best index keys in [lo, hi], a part of a search's scope, for
 // terms in cols weighed by w, the terms counted there: a term too common in a whole chat
 // to be ranked in all its matches may be rare in a week of it.
-func (db *DB) rankPart(ctx context.Context, w []any, terms, cols []string, lo, hi, mark int64, limit int) ([]scoredKey, error) {
+func (db *DB) rankPart(ctx context.Context, w []any, f filter, terms, cols []string, lo, hi, mark int64, limit int) ([]scoredKey, error) {
 	_, rare, common, _, err := db.termsByCount(ctx, terms, cols, lo, hi, mark, false)
 	if err != nil {
 		return nil, err
@@ -244,7 +284,7 @@ func (db *DB) rankPart(ctx context.Context, w []any, terms, cols []string, lo, h
 	if match == "" {
 		return nil, nil
 	}
-	return db.rankKeys(ctx, w, rare, common, nil, cols, match, lo, hi, limit)
+	return db.rankKeys(ctx, w, f, rare, common, nil, cols, match, lo, hi, limit)
 }
 
 // rankedMatch is the match expression whose every match a search ranks: its rare terms,
@@ -272,28 +312,6 @@ func (db *DB) idsBetween(ctx context.Context, agent string, chat mynah.ChatID, s
 		}
 		return got, time.UnixMilli(ms), err == nil, err
 	})
-}
-
-// searchJoined is SearchHistory's search of one sender's messages, or of those said by a
-// time: the filter comes before the limit, so every match is read with its message (and
-// WithinLimit's time is checked once read).
-func (db *DB) searchJoined(ctx context.Context, q mynah.SearchQuery, w []any, match string, rare, common, cols []string, lo, hi int64) ([]mynah.SearchHit, error) {
-	st, sender, limit := db.stmts.searchJoined, int64(q.Sender), q.Limit+max(q.WithinLimit, 0)
-	asOf := int64(math.MaxInt64)
-	if !q.AsOf.IsZero() {
-		asOf = q.AsOf.UnixMilli()
-	}
-	hits, err := db.searchRows(ctx, q.Agent, st, nil, append(w, match, lo, hi, sender, asOf, limit)...)
-	if err == nil && len(rare) > 0 && len(common) > 0 {
-		both := "(" + match + ") AND (" + matchExpr(common, cols) + ")"
-		hits, err = db.searchRows(ctx, q.Agent, st, hits, append(w, both, lo, hi, sender, asOf, limit)...)
-	}
-	if err != nil {
-		return nil, err
-	}
-	slices.SortStableFunc(hits, func(a, b mynah.SearchHit) int { return cmp.Compare(b.Score, a.Score) })
-	hits = slices.DeleteFunc(hits, func(h mynah.SearchHit) bool { return q.Later(h.Message.Time) })
-	return q.KeepWithin(hits[:min(len(hits), limit)]), nil
 }
 
 // ranking collects the index keys that a search's queries score, each with the highest
@@ -390,35 +408,6 @@ type keyScanner struct {
 }
 
 func (s keyScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.key)...) }
-
-// searchRows runs a search statement with args and adds its hits to hits: a message
-// already there keeps the higher of its scores.
-func (db *DB) searchRows(ctx context.Context, agent string, st *stmt, hits []mynah.SearchHit, args ...any) ([]mynah.SearchHit, error) {
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	had := len(hits)
-	for rows.Next() {
-		var h mynah.SearchHit
-		if h.Message, err = scanMessage(agent, scoreScanner{rows, &h.Score}); err != nil {
-			return nil, err
-		}
-		if h.Score <= 0 { // a match only in a column weighted 0
-			continue
-		}
-		same := func(o mynah.SearchHit) bool {
-			return o.Message.Chat.ID == h.Message.Chat.ID && o.Message.ID == h.Message.ID
-		}
-		if i := slices.IndexFunc(hits[:had], same); i >= 0 {
-			hits[i].Score = max(hits[i].Score, h.Score)
-			continue
-		}
-		hits = append(hits, h)
-	}
-	return hits, rows.Err()
-}
 
 // How many matches in the scope make a term common or very common. Ranking every match
 // of a term is what makes a search slow (BM25 costs ~2.5 µs a match: 80 ms for a term in
@@ -587,14 +576,6 @@ func matchExpr(terms []string, cols []string) string {
 	}
 	return "{" + strings.Join(cols, " ") + "} : (" + b.String() + ")"
 }
-
-// scoreScanner scans a message row followed by its score.
-type scoreScanner struct {
-	rows  *sql.Rows
-	score *float64
-}
-
-func (s scoreScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.score)...) }
 
 // Around returns message id of agent's chat with up to before messages preceding it and up
 // to after following it, oldest first. When id is not stored, the neighbours of where it

@@ -39,8 +39,9 @@ type stmts struct {
 	message, history, historyThread, pendingTurns, pendingParts *stmt
 	chat, session, blocked, promptForReply                      *stmt
 	approved, pairings, chatMode                                *stmt
-	chatScope, agentScope, search, searchJoined, before, from   *stmt
-	probe, searchRecent, messagesByKey, idAtOrAfter, idRange    *stmt
+	chatScope, agentScope, search, searchFiltered, before, from *stmt
+	probe, searchRecent, searchRecentFiltered, messagesByKey    *stmt
+	idAtOrAfter, idRange                                        *stmt
 	dueAt, indexedThrough, lastRowid                            *stmt
 	countFacts, listFacts, factsOf                              *stmt
 	// Summaries (summaries.go).
@@ -143,11 +144,12 @@ func newStmts(write, read *sql.DB) *stmts {
 		{&s.chatScope, read, queryChatScope},
 		{&s.agentScope, read, queryAgentScope},
 		{&s.search, read, querySearch},
-		{&s.searchJoined, read, querySearchJoined},
+		{&s.searchFiltered, read, querySearchFiltered},
 		{&s.before, read, queryBefore},
 		{&s.from, read, queryFrom},
 		{&s.probe, read, queryProbe},
 		{&s.searchRecent, read, querySearchRecent},
+		{&s.searchRecentFiltered, read, querySearchRecentFiltered},
 		{&s.messagesByKey, read, queryMessagesByKey},
 		{&s.idAtOrAfter, read, queryIDAtOrAfter},
 		{&s.idRange, read, queryIDRange},
