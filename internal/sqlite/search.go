@@ -209,30 +209,27 @@ func (db *DB) rankKeys(ctx context.Context, w []any, f filter, rare, common, boo
 }
 
 // filter is what a search keeps of its matches besides their words and scope: one
-// sender's messages (0: anyone's), and those said by a time (UnixMilli; 0: whenever). A
-// search with a filter reads each match's message to apply it (querySearchFiltered).
+// sender's messages (0: anyone's), and those said by a time (UnixMilli; math.MaxInt64:
+// whenever). A search with a filter reads each match's message to apply it
+// (querySearchFiltered).
 type filter struct{ sender, asOf int64 }
 
 func filterOf(q mynah.SearchQuery) filter {
-	f := filter{sender: int64(q.Sender)}
+	f := filter{sender: int64(q.Sender), asOf: math.MaxInt64}
 	if !q.AsOf.IsZero() {
 		f.asOf = q.AsOf.UnixMilli()
 	}
 	return f
 }
 
-func (f filter) on() bool { return f != filter{} }
+func (f filter) on() bool { return f.sender != 0 || f.asOf != math.MaxInt64 }
 
 // args are a search statement's arguments: weights w, the match expression, the scope,
 // the filter's when on, and limits.
 func (f filter) args(w []any, match string, lo, hi int64, limits ...int) []any {
 	args := append(slices.Clone(w), match, lo, hi)
 	if f.on() {
-		asOf := f.asOf
-		if asOf == 0 {
-			asOf = math.MaxInt64
-		}
-		args = append(args, f.sender, asOf)
+		args = append(args, f.sender, f.asOf)
 	}
 	for _, l := range limits {
 		args = append(args, l)
