@@ -2,6 +2,7 @@ package mynah
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -146,6 +147,25 @@ const (
 type PreviousMessage struct {
 	Time time.Time
 	Text string
+}
+
+// PreviousFromJSON reads the messages before one as the stores' index queries give them:
+// a JSON array of [time in Unix milliseconds, text], nearest first; "" or "null" is none.
+func PreviousFromJSON(s string) ([]PreviousMessage, error) {
+	var rows [][2]any
+	if s == "" {
+		return nil, nil
+	}
+	if err := json.Unmarshal([]byte(s), &rows); err != nil {
+		return nil, err
+	}
+	out := make([]PreviousMessage, 0, len(rows))
+	for _, r := range rows {
+		ms, _ := r[0].(float64)
+		text, _ := r[1].(string)
+		out = append(out, PreviousMessage{Time: time.UnixMilli(int64(ms)), Text: text})
+	}
+	return out, nil
 }
 
 // PreviousContext is what the history index holds as what a message answers (its

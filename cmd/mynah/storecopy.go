@@ -110,7 +110,7 @@ func copyTables() []copyTable {
 }
 
 // derivedTables are the tables a copy leaves out on purpose (see copyTables).
-var derivedTables = []string{"schema_migrations", "search_agents", "search_chats", "search_progress", "message_search",
+var derivedTables = []string{"schema_migrations", "search_agents", "search_chats", "search_progress", "message_search", "search_rebuild",
 	"note_files", "note_chunks", "note_search", "vector_progress"}
 
 // copyBatch is how many rows one transaction of the copy writes.

@@ -36,10 +36,9 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 		ON CONFLICT (agent, chat_id, message_id) DO NOTHING`
 	// insertMessageIndexed is insertMessage returning, for a row it inserts, its seq and the
-	// text of the message before it in the chat: what indexNew needs.
-	insertMessageIndexed = insertMessage + ` RETURNING seq,
-		(SELECT p.text FROM messages p WHERE p.agent = $1 AND p.chat_id = $2 AND p.message_id < $3
-			ORDER BY p.message_id DESC LIMIT 1)`
+	// messages before it in the chat (previousOf): what indexNew needs.
+	insertMessageIndexed = insertMessage + ` RETURNING seq, ` + previousHead +
+		`p.agent = $1 AND p.chat_id = $2 AND p.message_id < $3` + previousTail
 	// insertMessageInChat is insertMessageIndexed after ensureChat, in one statement: binds
 	// as insertMessage, then the chat's type, title, username and is_forum.
 	insertMessageInChat = `WITH chat AS (INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at)

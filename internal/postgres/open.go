@@ -124,6 +124,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		db.pool.Close()
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
 	}
+	if err := db.retry(ctx, wait, "search index", db.finishRebuild); err != nil {
+		db.pool.Close()
+		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))
+	}
 	if err := db.retry(ctx, wait, "vector extension", db.enableVectors); err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("postgres: open %s: %w", db.dsn, translate(ctx, err))

@@ -46,6 +46,25 @@ func (db *DB) Rebuild(ctx context.Context, progress func(done, total int)) error
 			return fail(ctx, err, "move the sequence of %s past its rows", id.table)
 		}
 	}
+	if err := db.indexUnindexed(ctx, progress); err != nil {
+		return err
+	}
+	// Entries dropped around the store (a message the copy changed) left the counts
+	// behind: count again.
+	if _, err := db.pool.Exec(ctx, recountSearch); err != nil {
+		return fail(ctx, err, "count the search entries")
+	}
+	// The planner's statistics, now rather than when autovacuum comes round: a search
+	// planned without them may read a big chat row by row.
+	if _, err := db.pool.Exec(ctx, `ANALYZE messages, message_search, turns, outbox, chats, users`); err != nil {
+		return fail(ctx, err, "analyze the copied tables")
+	}
+	return nil
+}
+
+// indexUnindexed indexes for search every message that has no entry, in batches of one
+// transaction, reporting progress (done of total; progress may be nil).
+func (db *DB) indexUnindexed(ctx context.Context, progress func(done, total int)) error {
 	var total int
 	if err := db.pool.QueryRow(ctx, countUnindexed, mynah.MaxMessageID).Scan(&total); err != nil {
 		return fail(ctx, err, "count unindexed messages")
@@ -79,15 +98,29 @@ func (db *DB) Rebuild(ctx context.Context, progress func(done, total int)) error
 			break
 		}
 		err = db.inTx(ctx, func(tx pgx.Tx) error {
+			// A chat's messages of the batch in one indexMessages: a few statements a chat.
+			type chatKey struct {
+				agent string
+				chat  mynah.ChatID
+			}
+			ids := map[chatKey][]int64{}
+			var order []chatKey
 			for _, k := range batch {
-				if err := db.indexMessage(ctx, tx, k.agent, k.chat, k.id); err != nil {
-					return fmt.Errorf("message %d in chat %d of %s: %w", k.id, k.chat, k.agent, err)
+				c := chatKey{k.agent, k.chat}
+				if ids[c] == nil {
+					order = append(order, c)
+				}
+				ids[c] = append(ids[c], int64(k.id))
+			}
+			for _, c := range order {
+				if err := db.indexMessages(ctx, tx, c.agent, c.chat, ids[c]); err != nil {
+					return fmt.Errorf("chat %d of %s: %w", c.chat, c.agent, err)
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			return fail(ctx, err, "index copied messages")
+			return fail(ctx, err, "index messages for search")
 		}
 		after = batch[len(batch)-1].seq
 		done += len(batch)
@@ -95,15 +128,27 @@ func (db *DB) Rebuild(ctx context.Context, progress func(done, total int)) error
 			progress(min(done, total), total)
 		}
 	}
-	// Entries dropped around the store (a message the copy changed) left the counts
-	// behind: count again.
+	return nil
+}
+
+// finishRebuild completes a rebuild of the search index that a migration asked for
+// (search_rebuild holds a row): it indexes every message without an entry, counts each
+// chat's entries again and clears the request. Instances starting together may both do
+// it: the entries are upserts and the counts are counted from them.
+func (db *DB) finishRebuild(ctx context.Context) error {
+	var pending bool
+	if err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM search_rebuild)`).Scan(&pending); err != nil || !pending {
+		return err
+	}
+	if db.logger != nil {
+		db.logger.Info("rebuilding the search index after an upgrade")
+	}
+	if err := db.indexUnindexed(ctx, nil); err != nil {
+		return err
+	}
 	if _, err := db.pool.Exec(ctx, recountSearch); err != nil {
 		return fail(ctx, err, "count the search entries")
 	}
-	// The planner's statistics, now rather than when autovacuum comes round: a search
-	// planned without them may read a big chat row by row.
-	if _, err := db.pool.Exec(ctx, `ANALYZE messages, message_search, turns, outbox, chats, users`); err != nil {
-		return fail(ctx, err, "analyze the copied tables")
-	}
-	return nil
+	_, err := db.pool.Exec(ctx, `DELETE FROM search_rebuild`)
+	return err
 }

@@ -22,9 +22,8 @@ const (
 	// message, and the text of the message before it in the chat (what it answers, when it
 	// replies to nothing). Binds agent, chat, ids.
 	queryIndexSource = `SELECT m.message_id, m.seq, m.sender_id, m.sender_first_name, m.sender_last_name, m.sender_username,
-			m.time, m.text, m.media, m.reply_to,
-			(SELECT p.text FROM messages p WHERE p.agent = m.agent AND p.chat_id = m.chat_id
-				AND p.message_id < m.message_id ORDER BY p.message_id DESC LIMIT 1)
+			m.time, m.text, m.media, m.reply_to, ` + previousHead +
+		`p.agent = m.agent AND p.chat_id = m.chat_id AND p.message_id < m.message_id` + previousTail + `
 		FROM messages m WHERE m.agent = $1 AND m.chat_id = $2 AND m.message_id = ANY($3::bigint[])`
 	// upsertSearchDocs writes entries of a chat and keeps the chat's counts of entries and
 	// tokens. Binds agent, chat, then the entries' ids, senders, seqs, docs and lengths.
@@ -154,8 +153,19 @@ func entry(id int64, first, last, username string, at int64, text string, media,
 	return doc, n, nil
 }
 
-// entryOf builds the index entry of m (its text, media, sender, time and reply), whose
-// previous message in the chat has the text prev.
+// previousHead and previousTail enclose the condition on p, a chat's messages before
+// one, of the SQL expression its index entry's previous part is written from (see
+// mynah.PreviousContext), as SQLite's index reads them: the two before it, nearest first,
+// as a JSON array of [time in Unix milliseconds, text]; NULL when none.
+const (
+	previousHead = `(SELECT json_agg(json_build_array(p.time, p.text) ORDER BY p.message_id DESC)::text
+		FROM (SELECT p.message_id, p.time, p.text FROM messages p WHERE `
+	previousTail = ` ORDER BY p.message_id DESC LIMIT 2) p)`
+)
+
+// entryOf builds the index entry of m (its text, media, sender, time and reply), prev
+// being the messages before it (previousHead). The previous part is mynah.PreviousContext,
+// as SQLite's index writes it, so that both stores rank alike.
 func entryOf(m *mynah.Message, prev sql.NullString) (string, int) {
 	body := m.Text
 	for _, it := range m.Media {
@@ -166,10 +176,14 @@ func entryOf(m *mynah.Message, prev sql.NullString) (string, int) {
 	t := m.Time.UTC()
 	s := m.Sender
 	context := strings.TrimSpace(s.FirstName+" "+s.LastName+" "+s.Username) + " " + months[t.Month()-1] + " " + fmt.Sprint(t.Year())
-	previous := prev.String
-	if m.ReplyTo != nil && m.ReplyTo.Text != "" {
-		previous = m.ReplyTo.Text + " " + previous
+	// A value PostgreSQL's json_agg wrote always reads; were it not to, the entry would
+	// only lack its previous part.
+	before, _ := mynah.PreviousFromJSON(prev.String)
+	reply := ""
+	if m.ReplyTo != nil {
+		reply = m.ReplyTo.Text
 	}
+	previous := mynah.PreviousContext(body, m.Time, reply, before)
 	return buildDoc(docPart{body, bodyPart}, docPart{context, contextPart}, docPart{previous, previousPart})
 }
 

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql/driver"
-	"encoding/json"
 	"time"
 
 	"modernc.org/sqlite"
@@ -19,17 +18,9 @@ const contextFunction = "mynah_context"
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction(contextFunction, 4, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		at, _ := args[1].(int64)
-		var prev []mynah.PreviousMessage
-		if s := textArg(args[3]); s != "" {
-			var rows [][2]any
-			if err := json.Unmarshal([]byte(s), &rows); err != nil {
-				return nil, err
-			}
-			for _, r := range rows {
-				t, _ := r[0].(float64)
-				text, _ := r[1].(string)
-				prev = append(prev, mynah.PreviousMessage{Time: time.UnixMilli(int64(t)), Text: text})
-			}
+		prev, err := mynah.PreviousFromJSON(textArg(args[3]))
+		if err != nil {
+			return nil, err
 		}
 		return mynah.PreviousContext(textArg(args[0]), time.UnixMilli(at), textArg(args[2]), prev), nil
 	})

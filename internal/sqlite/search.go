@@ -29,7 +29,7 @@ const (
 	// querySearch ranks inside the index alone and stops at the limit; only the winners
 	// of all of a search's queries are then read (queryMessagesByKey).
 	querySearch = `SELECT rowid, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search
-		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score DESC LIMIT +?`
+		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score DESC, rowid DESC LIMIT +?`
 	// queryMessagesByKey reads the messages of index keys, given as a JSON array in key
 	// order: one statement for all of them, walking the messages in the order they are stored.
 	queryMessagesByKey = `SELECT ` + messageColumns + `, k.value FROM json_each(?) k
@@ -44,12 +44,12 @@ const (
 	// with the filter.
 	querySearchFiltered = `SELECT s.rowid, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search s` + filterJoin + `
 		WHERE message_search MATCH ? AND s.rowid BETWEEN ? AND ?` + filterWhere + `
-		ORDER BY score DESC LIMIT +?`
+		ORDER BY score DESC, s.rowid DESC LIMIT +?`
 	querySearchRecentFiltered = `SELECT key, score FROM (
 		SELECT s.rowid AS key, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search s` + filterJoin + `
 		WHERE message_search MATCH ? AND s.rowid BETWEEN ? AND ?` + filterWhere + `
 		ORDER BY s.rowid DESC LIMIT +?)
-		ORDER BY score DESC LIMIT +?`
+		ORDER BY score DESC, key DESC LIMIT +?`
 	filterJoin = `
 		JOIN search_chats sc ON sc.scope = s.rowid >> 31
 		JOIN messages m ON m.agent = sc.agent AND m.chat_id = sc.chat_id AND m.message_id = s.rowid & 2147483647`
@@ -64,7 +64,7 @@ const (
 	querySearchRecent = `SELECT key, score FROM (
 		SELECT rowid AS key, -bm25(message_search, 1.0, ?, ?) AS score FROM message_search
 		WHERE message_search MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT +?)
-		ORDER BY score DESC LIMIT +?`
+		ORDER BY score DESC, key DESC LIMIT +?`
 	// queryIDAtOrAfter is the first message of a chat at or after an id: its id and time.
 	queryIDAtOrAfter = `SELECT message_id, time FROM messages
 		WHERE agent = ? AND chat_id = ? AND message_id >= ? ORDER BY message_id LIMIT 1`
@@ -335,14 +335,16 @@ func (r ranking) add(ctx context.Context, st *stmt, args ...any) error {
 	return rows.Err()
 }
 
-// best returns the n best-scoring keys, best first (by key on equal scores).
+// best returns the n best-scoring keys, best first, and on equal scores the newest
+// first (the highest key: in a chat, the latest message), as PostgreSQL's search orders
+// them.
 func (r ranking) best(n int) []scoredKey {
 	out := make([]scoredKey, 0, len(r))
 	for k, s := range r {
 		out = append(out, scoredKey{k, s})
 	}
 	slices.SortFunc(out, func(a, b scoredKey) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.key, b.key))
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.key, a.key))
 	})
 	return out[:min(n, len(out))]
 }

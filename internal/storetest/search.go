@@ -125,6 +125,16 @@ func testSearchRanks(t *testing.T, b Backend) {
 	if len(got) != 1 {
 		t.Errorf("limit 1 returned %v", got)
 	}
+	// Messages that match alike come newest first: the same words said again are the
+	// latest state of things. (Two hours apart, none is another's conversation.)
+	for id := 1; id <= 4; id++ {
+		m := message(dm, id, "the heron is back at the pond")
+		m.Time = t0.Add(time.Duration(id) * 2 * time.Hour)
+		post(t, s, agentA, m)
+	}
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: dm.ID, Terms: []string{"heron"}}); !slices.Equal(got, []mynah.MessageID{4, 3, 2, 1}) {
+		t.Errorf("search for heron in four equal messages = %v, want [4 3 2 1], newest first", got)
+	}
 }
 
 // testSearchUnknownTerm: a word that matches nothing does not remove the others from a
