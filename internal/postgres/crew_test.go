@@ -24,12 +24,7 @@ func TestCalibrationSurvivesReopen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db.Close()
-	db, err := Open(ctx, dsn, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, dsn)
 	for _, tt := range []struct{ agent, model, want string }{
 		{"Mynah", "openai/gpt-4o-mini", `{"version":1,"n":2}`},
 		{"Ada", "openai/gpt-4o-mini", `{"version":1,"n":7}`},

@@ -77,6 +77,19 @@ func openTemp(t testing.TB) (*DB, string) {
 	return db, dsn
 }
 
+// reopen closes db and opens the database at dsn again, as the next process would; the
+// new store is closed at cleanup, before the schema is dropped.
+func reopen(t testing.TB, db *DB, dsn string) *DB {
+	t.Helper()
+	db.Close()
+	db, err := Open(t.Context(), dsn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // TestStore runs the conformance suite of every store contract against PostgreSQL.
 func TestStore(t *testing.T) {
 	requireServer(t)

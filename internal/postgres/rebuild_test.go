@@ -36,12 +36,7 @@ func TestUpgradeRebuildsSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db.Close()
-	db, err := Open(ctx, dsn, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, dsn)
 	var entries, docs int64
 	var pending bool
 	if err := db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM message_search), (SELECT coalesce(sum(docs), 0)::bigint FROM search_chats),
