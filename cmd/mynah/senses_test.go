@@ -387,6 +387,10 @@ func TestVideoIsWatched(t *testing.T) {
 		t.Errorf("the video's frames did not reach the model")
 	}
 	eventually(t, "the video is described", func() bool { return s.calls() >= 1 })
+	eventually(t, "the description is stored", func() bool { // the call returns before the store has it
+		out, _ := mynahCLI(t, h, "memory", "search", "--config", h.dir, "--query", "coloured bars")
+		return strings.Contains(out, "coloured bars")
+	})
 	h.emu.SendPrivate(alice, "thanks")
 	h.waitSent(alice.ID, 2)
 	if text := requestText(chatRequests(h)[1]); !strings.Contains(text, "coloured bars") {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/stem"
@@ -135,13 +136,20 @@ func (s *Searcher) boostTold(cands []*candidate, span Span, boost float64) {
 }
 
 // tells reports whether m's own expressions of time name a bounded time that overlaps
-// span (see boostTold).
+// span (see boostTold) and is no longer than span, or than a week: "yesterday" and "last
+// weekend" tell of a Saturday, "this year" does not tell of a week of it.
 func (s *Searcher) tells(m *mynah.Message, span Span) bool {
 	if !mayTell(m.Text) {
 		return false
 	}
 	told := ParseTime(m.Text, m.Time.In(s.loc)).Span
-	return !told.From.IsZero() && !told.To.IsZero() && told.Overlaps(span)
+	if told.From.IsZero() || told.To.IsZero() || !told.Overlaps(span) {
+		return false
+	}
+	if span.From.IsZero() || span.To.IsZero() {
+		return true // an open time ("before March"): any told time in it
+	}
+	return told.To.Sub(told.From) <= max(7*24*time.Hour, span.To.Sub(span.From))
 }
 
 // bodyWords counts the words of what a message says: its text and its media's
