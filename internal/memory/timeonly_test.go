@@ -64,6 +64,45 @@ func TestTimeNamedNotAlone(t *testing.T) {
 	}
 }
 
+// TestWeekendsAgo: "two weekends ago", "the weekend before last" and «позаминулого
+// тижня» name that weekend (week): asked in a chat where every weekend has its hike, the
+// search answers with the hike of the weekend (week) named, not the last one.
+func TestWeekendsAgo(t *testing.T) {
+	db := openStore(t)
+	chat := mynah.Chat{ID: 900, Type: mynah.ChatPrivate}
+	ann := mynah.User{ID: 1, FirstName: "Ann"}
+	places := []string{"the lake", "the old quarry", "the pine ridge", "the river bend", "the north cliffs", "the meadow"}
+	var msgs []mynah.Message
+	sat := time.Date(2024, 4, 6, 10, 0, 0, 0, time.UTC) // a Saturday
+	for i, p := range places {
+		day := sat.AddDate(0, 0, 7*i)
+		msgs = append(msgs,
+			mynah.Message{ID: mynah.MessageID(2*i + 1), Time: day, Sender: ann, Text: "we hiked up to " + p + " today, lovely"},
+			mynah.Message{ID: mynah.MessageID(2*i + 2), Time: day.AddDate(0, 0, 3), Sender: ann, Text: "busy week at work, the hike was " + p})
+	}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+	now := time.Date(2024, 5, 15, 12, 0, 0, 0, time.UTC) // Wednesday after the last hike (11 May)
+	for _, c := range []struct{ q, want string }{
+		{"where did we hike two weekends ago?", "the north cliffs"}, // 4 May
+		{"where did we hike the weekend before last?", "the north cliffs"},
+		{"where did we hike 3 weekends ago?", "the river bend"}, // 27 April
+		{"where did we hike four weekends ago?", "the pine ridge"},
+		{"where did we hike 5 weekends ago?", "the old quarry"},
+		{"куди ми ходили в похід позаминулого тижня? hiked", "the north cliffs"}, // 29 April – 5 May
+	} {
+		res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: c.q, Now: now, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 || !strings.Contains(res[0].Message.Text, c.want) {
+			t.Errorf("%s: %v, want first the hike to %s", c.q, said(res), c.want)
+		}
+	}
+}
+
 func said(res []memory.Result) []string {
 	out := make([]string, len(res))
 	for i, r := range res {

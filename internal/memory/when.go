@@ -319,8 +319,13 @@ func Dated(text string) bool {
 			if !t.alias || i > 0 && isUnit(toks[i-1].w) {
 				return true
 			}
-		case "last", "next", "this", "past", "previous", "coming":
+		case "last", "next", "this", "past", "previous", "coming", "beforelast":
 			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "weekend" || isWeekday(toks[i+1].w) || toks[i+1].w == "night") {
+				return true
+			}
+		case "before":
+			// "the week before last"
+			if i > 0 && calendarUnit(toks[i-1].w) && i+1 < len(toks) && toks[i+1].w == "last" {
 				return true
 			}
 		}
@@ -392,6 +397,12 @@ func isUnit(w string) bool {
 		return true
 	}
 	return false
+}
+
+// calendarUnit reports whether w is a calendar unit said of one ("week", "weekend"), as
+// in "last week" or "the week before last".
+func calendarUnit(w string) bool {
+	return isUnit(w) && !strings.HasSuffix(w, "s") || w == "weekend"
 }
 
 func isTimePreposition(w string) bool {
@@ -477,6 +488,14 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return days(weekStart.AddDate(0, 0, 7+(int(weekdays[w(1)])+6)%7), 1), 2
 	case t == "the" && w(1) == "day" && w(2) == "before" && w(3) == "yesterday":
 		return days(today.AddDate(0, 0, -2), 1), 4
+	case t == "the" && calendarUnit(w(1)) && w(2) == "before" && w(3) == "last":
+		// "the week before last", "the weekend before last"
+		return unitSpan(w(1), 2), 4
+	case calendarUnit(t) && w(1) == "before" && w(2) == "last":
+		return unitSpan(t, 2), 3
+	case t == "beforelast" && calendarUnit(w(1)):
+		// «позаминулого тижня», «позапрошлой неделе»
+		return unitSpan(w(1), 2), 2
 	case t == "this" && (w(1) == "morning" || w(1) == "afternoon" || w(1) == "evening"):
 		return days(today, 1), 2
 	case t == "last" && w(1) == "night":
@@ -511,6 +530,14 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	// "3 weeks ago", "a few days ago", "a month ago"; "in 3 weeks", "in a few days"
 	if n, k := count(toks, i); k > 0 && isUnit(w(k)) && w(k+1) == "ago" {
 		return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), k + 2
+	}
+	// "two weekends ago": that weekend; "a few weekends ago": those around it
+	if n, k := count(toks, i); k > 0 && strings.TrimSuffix(w(k), "s") == "weekend" && w(k+1) == "ago" && n < 60 {
+		back := int(n)
+		if k > 1 || w(0) == "several" || w(0) == "few" {
+			return Span{From: unitSpan("weekend", back+1).From, To: unitSpan("weekend", max(back-1, 1)).To}, k + 2
+		}
+		return unitSpan("weekend", back), k + 2
 	}
 	later := w(0) == "in" || w(0) == "within" && toks[i].alias // «через 3 тижні»
 	if n, k := count(toks, i+1); later && k > 0 && isUnit(w(1+k)) && w(2+k) != "ago" {
@@ -592,7 +619,7 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 func mayStartTime(w string) bool {
 	switch w {
 	case "today", "tonight", "yesterday", "tomorrow", "the", "this", "last", "next", "coming", "previous", "past", "in",
-		"within", "latest", "ereyesterday", "overmorrow", "lastyear", "day", "week", "month", "year":
+		"within", "latest", "ereyesterday", "overmorrow", "lastyear", "beforelast", "day", "week", "weekend", "month", "year":
 		return true
 	}
 	if w != "" && w[0] >= '0' && w[0] <= '9' {

@@ -37,6 +37,13 @@ func TestParseTime(t *testing.T) {
 		{query: "where did we go in 2022", from: day(2022, 1, 1), to: day(2023, 1, 1), text: "where did we go"},
 		{query: "what I said 3 weeks ago", from: day(2024, 4, 20), to: day(2024, 4, 28), text: "what I said"},
 		{query: "the dentist a couple of days ago", from: day(2024, 5, 12), to: day(2024, 5, 15), text: "the dentist"},
+		{query: "what did we do two weekends ago?", from: day(2024, 5, 4), to: day(2024, 5, 6), text: "what did we do ?"},
+		{query: "the hike 2 weekends ago", from: day(2024, 5, 4), to: day(2024, 5, 6), text: "the hike"},
+		{query: "the market a few weekends ago", from: day(2024, 4, 20), to: day(2024, 5, 6), text: "the market"},
+		{query: "where was I the week before last", from: day(2024, 4, 29), to: day(2024, 5, 6), text: "where was I"},
+		{query: "the party the weekend before last", from: day(2024, 5, 4), to: day(2024, 5, 6), text: "the party"},
+		{query: "bills of the month before last", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "bills"},
+		{query: "what we did weekend before last", from: day(2024, 5, 4), to: day(2024, 5, 6), text: "what we did"},
 		{query: "runs over the past 10 days", from: day(2024, 5, 5), to: day(2024, 5, 16), text: "runs"},
 		{query: "what's on tomorrow", from: day(2024, 5, 16), to: day(2024, 5, 17), text: "what's"},
 		{query: "the day after tomorrow", from: day(2024, 5, 17), to: day(2024, 5, 18), text: ""},
@@ -77,6 +84,8 @@ func TestParseTime(t *testing.T) {
 		{query: "що я казав 3 тижні тому", from: day(2024, 4, 20), to: day(2024, 4, 28), text: "що я казав"},
 		{query: "що я казав три недели назад", from: day(2024, 4, 20), to: day(2024, 4, 28), text: "що я казав"},
 		{query: "дантист тиждень тому", from: day(2024, 5, 4), to: day(2024, 5, 12), text: "дантист"},
+		{query: "що ми робили позаминулого тижня", from: day(2024, 4, 29), to: day(2024, 5, 6), text: "що ми робили"},
+		{query: "что было на позапрошлой неделе", from: day(2024, 4, 29), to: day(2024, 5, 6), text: "что было"},
 		{query: "що було позавчора", from: day(2024, 5, 13), to: day(2024, 5, 14), text: "що було"},
 		{query: "зустріч у понеділок", from: day(2024, 5, 13), to: day(2024, 5, 14), text: "зустріч"},
 		{query: "прогулянка минулої неділі", from: day(2024, 5, 12), to: day(2024, 5, 13), text: "прогулянка"},
@@ -187,6 +196,9 @@ func TestDated(t *testing.T) {
 		"тому що я втомився":                                           false,
 		"привіт, як справи?":                                           false,
 		"he said ' and left":                                           false,
+		"we met the week before last":                                  true,
+		"I was there before, last time it rained":                      false,
+		"позаминулого тижня ми були в Києві":                           true,
 	} {
 		if got := Dated(text); got != want {
 			t.Errorf("Dated(%q) = %v, want %v", text, got, want)
