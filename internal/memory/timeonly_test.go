@@ -103,6 +103,47 @@ func TestWeekendsAgo(t *testing.T) {
 	}
 }
 
+// TestSeasonsAndParts: "last summer", "early March", "late March" and «минулої зими»
+// name their time: in a chat with a trip to the beach twice a month for two years, the
+// search answers first with a trip of that time, not the latest.
+func TestSeasonsAndParts(t *testing.T) {
+	db := openStore(t)
+	chat := mynah.Chat{ID: 901, Type: mynah.ChatPrivate}
+	ann := mynah.User{ID: 1, FirstName: "Ann"}
+	var msgs []mynah.Message
+	for m := range 28 { // January 2022 to April 2024
+		for _, d := range []int{5, 25} {
+			at := time.Date(2022, time.January+time.Month(m), d, 17, 0, 0, 0, time.UTC)
+			msgs = append(msgs, mynah.Message{ID: mynah.MessageID(len(msgs) + 1), Time: at, Sender: ann,
+				Text: fmt.Sprintf("back from the beach, cove number %d", len(msgs)+1)})
+		}
+	}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+	now := time.Date(2024, 5, 15, 12, 0, 0, 0, time.UTC)
+	day := func(m time.Month, d int, y int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		q        string
+		from, to time.Time
+	}{
+		{"which beach did we go to last summer?", day(time.June, 1, 2023), day(time.September, 1, 2023)},
+		{"which beach did we go to in early March?", day(time.March, 1, 2024), day(time.March, 11, 2024)},
+		{"which beach did we go to in late March?", day(time.March, 21, 2024), day(time.April, 1, 2024)},
+		{"which beach in mid-2022?", day(time.May, 1, 2022), day(time.September, 1, 2022)},
+		{"на який пляж ми ходили минулої зими? beach", day(time.December, 1, 2023), day(time.March, 1, 2024)},
+	} {
+		res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: c.q, Now: now, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 || res[0].Time.Before(c.from) || !res[0].Time.Before(c.to) {
+			t.Errorf("%s: %v, want first a trip between %s and %s", c.q, said(res), c.from.Format("2 Jan 2006"), c.to.Format("2 Jan 2006"))
+		}
+	}
+}
+
 func said(res []memory.Result) []string {
 	out := make([]string, len(res))
 	for i, r := range res {

@@ -97,9 +97,11 @@ type TimeQuery struct {
 
 // ParseTime reads the time expressions of a query asked at now, in English, Ukrainian or
 // Russian (whose words it reads as their English: see cyrillicTime): a day
-// ("yesterday", "on Monday", "8 May", "2023-05-08"), a week, month or year ("last week",
-// "this month", "in March", "March 2023", "in 2022"), a distance back ("3 weeks ago", "the
-// past 10 days"), each optionally bounded ("before", "after", "since", "until", "by", "as
+// ("yesterday", "on Monday", "8 May", "2023-05-08"), a week, weekend, month, season or
+// year ("last week", "two weekends ago", "the week before last", "this month", "in
+// March", "March 2023", "last summer", "in 2022"), a part of one ("early March", "the end
+// of last month", "the first weekend of August", "the weekend before 4 October"), a
+// distance back ("3 weeks ago", "the past 10 days"), each optionally bounded ("before", "after", "since", "until", "by", "as
 // of", "between … and …"). Calendar units are now's, in now's location: the chat's time
 // zone when the caller sets it so. A month or date without a year is the latest one not
 // after now, or the next one when the text speaks of what is to come ("what will we do
@@ -140,8 +142,8 @@ func ParseTime(query string, now time.Time) TimeQuery {
 		start := toks[i].start
 		if bound == "" {
 			// a preposition before the expression goes with it: "in March", "on Monday",
-			// and two do: «на початку березня» ("on the start of March")
-			for j := i - 1; j >= 0 && j >= i-2 && isTimePreposition(toks[j].w); j-- {
+			// and with "the" between: "during the summer"
+			for j := i - 1; j >= 0 && j >= i-2 && (isTimePreposition(toks[j].w) || j == i-1 && j > 0 && toks[j].w == "the" && isTimePreposition(toks[j-1].w)); j-- {
 				start = toks[j].start
 			}
 		}
@@ -168,6 +170,13 @@ func ParseTime(query string, now time.Time) TimeQuery {
 				continue
 			}
 			b.WriteString(query[last:c[0]])
+			// a season's name stays: what is told of it often names it ("our summer
+			// trip"), as it does not a week or a month
+			for _, t := range toks {
+				if _, ok := seasons[t.w]; ok && t.start >= c[0] && t.end <= c[1] {
+					b.WriteString(" " + query[t.start:t.end] + " ")
+				}
+			}
 			last = c[1]
 		}
 		b.WriteString(query[last:])
@@ -320,7 +329,7 @@ func Dated(text string) bool {
 				return true
 			}
 		case "last", "next", "this", "past", "previous", "coming", "beforelast":
-			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "weekend" || isWeekday(toks[i+1].w) || toks[i+1].w == "night") {
+			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "weekend" || isWeekday(toks[i+1].w) || toks[i+1].w == "night" || seasons[toks[i+1].w] != season{}) {
 				return true
 			}
 		case "before":
@@ -466,6 +475,34 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		}
 		return Span{}
 	}
+	// A time of a time reads the inner one once, which must not be another such: "early
+	// early early…" costs no more than its words.
+	if third, k := partAt(toks, i); k > 0 && !relative(toks, i+k) {
+		// "early March", "at the end of last month"
+		if sp, n := spanAt(toks, i+k, now, ahead); n > 0 {
+			if part, ok := narrow(sp, third); ok {
+				return part, k + n
+			}
+		}
+	}
+	if sp, n := seasonAt(toks, i, now, ahead); n > 0 {
+		return sp, n
+	}
+	// "the first weekend of August", "the last week of May"
+	if nth, k := ordinalAt(toks, i); k > 0 && (w(k) == "weekend" || w(k) == "week") && w(k+1) == "of" && !relative(toks, i+k+2) {
+		if sp, n := spanAt(toks, i+k+2, now, ahead); n > 0 {
+			if part, ok := nthOf(sp, w(k), nth); ok {
+				return part, k + 2 + n
+			}
+		}
+	}
+	// "last weekend before 10 April", "over the weekend before 4 October": the weekend
+	// before (after) that day, not the last one
+	if k := weekendWords(toks, i); k > 0 && (w(k) == "before" || w(k) == "after") && !relative(toks, i+k+1) {
+		if d, n := spanAt(toks, i+k+1, now, ahead); n > 0 && !d.From.IsZero() {
+			return weekendNear(d, w(k) == "after"), k + 1 + n
+		}
+	}
 	switch t := w(0); {
 	case t == "today" || t == "tonight":
 		return days(today, 1), 1
@@ -493,6 +530,17 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return unitSpan(w(1), 2), 4
 	case calendarUnit(t) && w(1) == "before" && w(2) == "last":
 		return unitSpan(t, 2), 3
+	case (t == "this" || t == "the") && w(1) == "past" && w(2) == "weekend":
+		return unitSpan("weekend", 0), 3
+	case t == "the" && w(1) == "weekend" && i > 0 && isTimePreposition(toks[i-1].w) && w(2) != "of":
+		// "over the weekend": the one going on or the last, or the coming one ahead
+		if sat := weekStart.AddDate(0, 0, 5); ahead {
+			return days(sat, 2), 2
+		}
+		return unitSpan("weekend", 0), 2
+	case t == "the" && w(1) == "other" && w(2) == "day":
+		// a few days back, not yesterday
+		return days(today.AddDate(0, 0, -8), 7), 3
 	case t == "beforelast" && calendarUnit(w(1)):
 		// «позаминулого тижня», «позапрошлой неделе»
 		return unitSpan(w(1), 2), 2
@@ -530,6 +578,10 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	// "3 weeks ago", "a few days ago", "a month ago"; "in 3 weeks", "in a few days"
 	if n, k := count(toks, i); k > 0 && isUnit(w(k)) && w(k+1) == "ago" {
 		return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), k + 2
+	}
+	// "a fortnight ago": two weeks
+	if n, k := count(toks, i); k > 0 && strings.TrimSuffix(w(k), "s") == "fortnight" && w(k+1) == "ago" {
+		return about(now, "week", 2*n, k > 1 || w(0) == "several" || w(0) == "few"), k + 2
 	}
 	// "two weekends ago": that weekend; "a few weekends ago": those around it
 	if n, k := count(toks, i); k > 0 && strings.TrimSuffix(w(k), "s") == "weekend" && w(k+1) == "ago" && n < 60 {
@@ -580,7 +632,7 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		// the verb "may", «лютий» ("fierce"), «Марта» (a name): a month only after a
 		// preposition, a bound or "last" («минулого березня»), before a day or a year, or
 		// as the second of two months («між березнем і квітнем»)
-		if (w(0) == "may" || toks[i].alias) && !(i > 0 && (isTimePreposition(toks[i-1].w) || boundWord(toks, i-1) != "" || toks[i-1].w == "last") ||
+		if (w(0) == "may" || toks[i].alias) && !(i > 0 && (isTimePreposition(toks[i-1].w) || boundWord(toks, i-1) != "" || toks[i-1].w == "last" || partWord(toks[i-1].w)) ||
 			i > 1 && toks[i-1].w == "and" && months[toks[i-2].w] != 0) {
 			if _, ok := dayNumber(w(1)); !ok {
 				if _, n := year(w(1)); n == 0 {
@@ -607,7 +659,7 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return Span{From: t, To: t.AddDate(0, 1, 0)}, 1 + n + yearWord(2, n)
 	}
 	// "in 2022": a year needs a preposition or bound before it, or it may be a number
-	if y, n := year(w(0)); n == 1 && i > 0 && (isTimePreposition(toks[i-1].w) || boundWord(toks, i-1) != "" || toks[i-1].w == "of") {
+	if y, n := year(w(0)); n == 1 && i > 0 && (isTimePreposition(toks[i-1].w) || boundWord(toks, i-1) != "" || toks[i-1].w == "of" || partWord(toks[i-1].w)) {
 		t := time.Date(y, 1, 1, 0, 0, 0, 0, loc)
 		return Span{From: t, To: t.AddDate(1, 0, 0)}, 1 + yearWord(1, n)
 	}
@@ -619,7 +671,11 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 func mayStartTime(w string) bool {
 	switch w {
 	case "today", "tonight", "yesterday", "tomorrow", "the", "this", "last", "next", "coming", "previous", "past", "in",
-		"within", "latest", "ereyesterday", "overmorrow", "lastyear", "beforelast", "day", "week", "weekend", "month", "year":
+		"within", "latest", "ereyesterday", "overmorrow", "lastyear", "beforelast", "day", "week", "weekend", "month", "year",
+		"early", "mid", "middle", "late", "beginning", "start", "end":
+		return true
+	}
+	if _, ok := seasons[w]; ok {
 		return true
 	}
 	if w != "" && w[0] >= '0' && w[0] <= '9' {
@@ -637,7 +693,8 @@ func mayStartTime(w string) bool {
 var tellWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range []string{"today", "tonight", "yesterday", "tomorrow", "overmorrow", "ereyesterday", "lastyear",
-		"night", "morning", "afternoon", "evening", "weekend", "weekends"} {
+		"night", "morning", "afternoon", "evening", "weekend", "weekends", "fortnight", "fortnights",
+		"spring", "summer", "autumn", "fall", "winter"} {
 		m[w] = true
 	}
 	for _, u := range []string{"day", "week", "month", "year"} {

@@ -63,8 +63,17 @@ var cyrillicTime = sync.OnceValue(func() map[string]string {
 	add("on", "на")
 	add("during", "протягом")
 	add("over", "за")
-	// «8-го травня»; «на початку березня», «в конце мая»: the part of a month goes with it
-	add("of", "го початку кінці середині начале конце середине")
+	// «8-го травня»
+	add("of", "го")
+	// «на початку березня», «в конце мая»: the part of a month (year, season)
+	add("beginning", "початку начале")
+	add("middle", "середині середине")
+	add("end", "кінці наприкінці конце")
+	// seasons, in the cases they take; «влітку», «летом» are "in summer"
+	add("spring", "весна весни весну весною навесні весной весны весне")
+	add("summer", "літо літа літом влітку літку лето лета летом летнем")
+	add("autumn", "осінь осені осінню восени осень осени осенью")
+	add("winter", "зима зими зиму зимою взимку зимой зимы зиме")
 	// bounds
 	add("before", "перед")
 	add("after", "після после")

@@ -1,0 +1,278 @@
+package memory
+
+import "time"
+
+// Seasons and parts of a time, as spanAt reads them: "last summer", "in the winter of
+// 2022", "early March", "mid-April", "at the end of last month", «минулого літа», «на
+// початку березня».
+
+// season is a season of the northern hemisphere's meteorological calendar: it starts on
+// the first of month and lasts three months (winter runs into the next year).
+type season struct{ month time.Month }
+
+var seasons = map[string]season{
+	"spring": {time.March}, "summer": {time.June}, "autumn": {time.September}, "fall": {time.September},
+	"winter": {time.December},
+}
+
+// seasonIn is the season s that starts in year y.
+func seasonIn(s season, y int, loc *time.Location) Span {
+	from := time.Date(y, s.month, 1, 0, 0, 0, 0, loc)
+	return Span{From: from, To: from.AddDate(0, 3, 0)}
+}
+
+// seasonAt reads a season at toks[i] and how many tokens it takes: "last summer" (the
+// latest one over by today), "this winter" (the one going on, or else the nearer of the
+// last and the next), "next spring", "summer 2022", "the summer of 2022", and a season
+// after a preposition or "the" ("in the summer", "during summer": the latest one begun by
+// today, or the next when the text speaks of what is to come). "Fall" is read only after
+// last, this or next, before a year or in "in (the) fall": "after the fall" is an
+// accident.
+func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
+	w := func(j int) string {
+		if i+j < len(toks) {
+			return toks[i+j].w
+		}
+		return ""
+	}
+	loc := now.Location()
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	// cur is the latest season s begun by today
+	latest := func(s season) Span {
+		sp := seasonIn(s, now.Year(), loc)
+		if sp.From.After(today) {
+			sp = seasonIn(s, now.Year()-1, loc)
+		}
+		return sp
+	}
+	switch t := w(0); t {
+	case "last", "previous", "this", "next", "coming":
+		s, ok := seasons[w(1)]
+		if !ok {
+			return Span{}, 0
+		}
+		cur := latest(s)
+		next := seasonIn(s, cur.From.Year()+1, loc)
+		switch {
+		case t == "next" || t == "coming":
+			return next, 2
+		case t == "this":
+			if !today.Before(cur.To) && next.From.Sub(today) < today.Sub(cur.To) {
+				return next, 2 // "this summer" asked in May
+			}
+			return cur, 2
+		case today.Before(cur.To): // in it: the one before
+			return seasonIn(s, cur.From.Year()-1, loc), 2
+		}
+		return cur, 2
+	}
+	s, ok := seasons[w(0)]
+	if !ok {
+		return Span{}, 0
+	}
+	// "summer 2022", "the summer of 2022"
+	j := 1
+	if w(1) == "of" {
+		j = 2
+	}
+	if y, n := year(w(j)); n == 1 {
+		return seasonIn(s, y, loc), j + 1
+	}
+	prev := func(k int) string {
+		if i-k >= 0 {
+			return toks[i-k].w
+		}
+		return ""
+	}
+	said := toks[i].alias // «влітку», «летом»: in summer
+	if w(0) == "fall" {
+		said = said || prev(1) == "in" || prev(1) == "the" && (prev(2) == "in" || prev(2) == "during")
+	} else {
+		// "in (the) summer", "during the summer", "early summer"; not "plans for the
+		// summer", whose summer is to come, nor "the beauty of autumn"
+		at := func(w string) bool { return isTimePreposition(w) && w != "of" }
+		said = said || at(prev(1)) || prev(1) == "the" && at(prev(2)) || i > 0 && boundWord(toks, i-1) != "" ||
+			partWord(prev(1)) || prev(1) == "of" && partWord(prev(2)) || prev(1) == "the" && prev(2) == "of" && partWord(prev(3))
+	}
+	if !said {
+		return Span{}, 0
+	}
+	sp := latest(s)
+	if ahead && !sp.To.After(today) {
+		sp = seasonIn(s, sp.From.Year()+1, loc)
+	}
+	return sp, 1
+}
+
+// partAt reads, at toks[i], the part of a time named after it: "early", "mid" or "late",
+// "the beginning (start, middle, end) of", «на початку», «в конце». It returns which third
+// (1 to 3) and how many tokens name it; 0 when none.
+func partAt(toks []timeToken, i int) (third, n int) {
+	w := func(j int) string {
+		if i+j < len(toks) {
+			return toks[i+j].w
+		}
+		return ""
+	}
+	j := 0
+	if w(0) == "the" {
+		j = 1
+	}
+	switch w(j) {
+	case "early":
+		third = 1
+	case "mid", "middle":
+		third = 2
+	case "late":
+		third = 3
+	case "beginning", "start":
+		third = 1
+	case "end":
+		third = 3
+	default:
+		return 0, 0
+	}
+	n = j + 1
+	switch {
+	case w(n) == "of":
+		n++
+	case w(j) == "early" || w(j) == "mid" || w(j) == "late" || i+j < len(toks) && toks[i+j].alias:
+	default:
+		return 0, 0 // "the end" alone, "a fresh start"
+	}
+	if j == 1 && (w(1) == "early" || w(1) == "late") {
+		return 0, 0 // "the late Mr Brown"
+	}
+	if _, ok := seasons[w(n+1)]; ok && w(n) == "the" {
+		n++ // "the end of the summer"
+	}
+	return third, n
+}
+
+// narrow is the third of sp that part names, in whole days, for a span of a month or
+// more ("early March": 1–10 March, "late 2022": September–December); any other span is
+// not narrowed (ok false).
+func narrow(sp Span, third int) (Span, bool) {
+	if sp.From.IsZero() || sp.To.IsZero() || sp.To.Sub(sp.From) < 27*24*time.Hour {
+		return sp, false
+	}
+	days := int(sp.To.Sub(sp.From).Hours()/24 + 0.5)
+	at := func(k int) time.Time {
+		if k == 3 {
+			return sp.To
+		}
+		return sp.From.AddDate(0, 0, days*k/3)
+	}
+	if days > 360 { // a year: by months, January–April, May–August, September–December
+		at = func(k int) time.Time { return sp.From.AddDate(0, 4*k, 0) }
+	}
+	return Span{From: at(third - 1), To: at(third)}, true
+}
+
+// partWord reports whether w names a part of a time before it ("early 2022").
+func partWord(w string) bool {
+	switch w {
+	case "early", "mid", "middle", "late", "beginning", "start", "end":
+		return true
+	}
+	return false
+}
+
+// weekendWords reads, at toks[i], a weekend named relative to another time: "last
+// weekend", "the weekend", "that weekend"; it returns how many tokens, 0 for none.
+func weekendWords(toks []timeToken, i int) int {
+	if i+1 < len(toks) && toks[i+1].w == "weekend" {
+		switch toks[i].w {
+		case "last", "the", "that", "previous":
+			return 2
+		}
+	}
+	return 0
+}
+
+// weekendNear is the last weekend (Saturday and Sunday) wholly before d, or with after the
+// first wholly after it.
+func weekendNear(d Span, after bool) Span {
+	if after {
+		t := d.To
+		if d.To.IsZero() {
+			t = d.From
+		}
+		t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
+		for t.Weekday() != time.Saturday {
+			t = t.AddDate(0, 0, 1)
+		}
+		return Span{From: t, To: t.AddDate(0, 0, 2)}
+	}
+	t := time.Date(d.From.Year(), d.From.Month(), d.From.Day(), 0, 0, 0, 0, d.From.Location()).AddDate(0, 0, -2)
+	for t.Weekday() != time.Saturday {
+		t = t.AddDate(0, 0, -1)
+	}
+	return Span{From: t, To: t.AddDate(0, 0, 2)}
+}
+
+// ordinalAt reads "the first" ("second", "third", "fourth", "last") at toks[i]: which (-1
+// for the last) and how many tokens; 0 tokens for none.
+func ordinalAt(toks []timeToken, i int) (int, int) {
+	if i+1 >= len(toks) || toks[i].w != "the" {
+		return 0, 0
+	}
+	switch toks[i+1].w {
+	case "first", "1st":
+		return 1, 2
+	case "second", "2nd":
+		return 2, 2
+	case "third", "3rd":
+		return 3, 2
+	case "fourth", "4th":
+		return 4, 2
+	case "last", "final":
+		return -1, 2
+	}
+	return 0, 0
+}
+
+// nthOf is the nth week (days 1–7, 8–14…) or weekend (Saturday and Sunday, the first
+// whose Saturday is in sp…) of sp, a month or more; nth -1 is the last. ok is false for a
+// shorter span, or one without that many.
+func nthOf(sp Span, unit string, nth int) (Span, bool) {
+	if sp.From.IsZero() || sp.To.IsZero() || sp.To.Sub(sp.From) < 27*24*time.Hour {
+		return Span{}, false
+	}
+	var out Span
+	switch unit {
+	case "week":
+		if nth == -1 {
+			out = Span{From: sp.To.AddDate(0, 0, -7), To: sp.To}
+		} else {
+			from := sp.From.AddDate(0, 0, 7*(nth-1))
+			out = Span{From: from, To: from.AddDate(0, 0, 7)}
+		}
+	default:
+		sat := sp.From
+		for sat.Weekday() != time.Saturday {
+			sat = sat.AddDate(0, 0, 1)
+		}
+		if nth == -1 {
+			for sat.AddDate(0, 0, 7).Before(sp.To) {
+				sat = sat.AddDate(0, 0, 7)
+			}
+		} else {
+			sat = sat.AddDate(0, 0, 7*(nth-1))
+		}
+		out = Span{From: sat, To: sat.AddDate(0, 0, 2)}
+	}
+	return out, !out.From.Before(sp.From) && out.From.Before(sp.To)
+}
+
+// relative reports whether toks[i] starts a time named relative to another (a part, the
+// nth week of, a weekend before), which spanAt reads by reading the other.
+func relative(toks []timeToken, i int) bool {
+	if _, k := partAt(toks, i); k > 0 {
+		return true
+	}
+	if _, k := ordinalAt(toks, i); k > 0 {
+		return true
+	}
+	return weekendWords(toks, i) > 0
+}
