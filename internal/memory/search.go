@@ -272,7 +272,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	// month's other messages, which share nothing with the question but the time: asked
 	// about painting, those would outrank her painting of another week.
 	terms, months := asked, s.monthTerms(tq.Span)
-	if len(asked) == 0 { // only a time: "what did we talk about yesterday?": its messages
+	if !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) }) {
+		// only a time: "what did we talk about yesterday?", "what did we do last
+		// summer?": its messages
 		terms, months = append(Terms(q.Text, s.stop), months...), nil
 	}
 	if len(terms) == 0 {

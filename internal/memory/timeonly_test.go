@@ -105,7 +105,9 @@ func TestWeekendsAgo(t *testing.T) {
 
 // TestSeasonsAndParts: "last summer", "early March", "late March" and «минулої зими»
 // name their time: in a chat with a trip to the beach twice a month for two years, the
-// search answers first with a trip of that time, not the latest.
+// search answers first with a trip of that time, not the latest; asked about the season
+// alone ("what did we do last winter?"), with what was said in it, though no message
+// names it.
 func TestSeasonsAndParts(t *testing.T) {
 	db := openStore(t)
 	chat := mynah.Chat{ID: 901, Type: mynah.ChatPrivate}
@@ -118,6 +120,8 @@ func TestSeasonsAndParts(t *testing.T) {
 				Text: fmt.Sprintf("back from the beach, cove number %d", len(msgs)+1)})
 		}
 	}
+	msgs = append(msgs, mynah.Message{ID: mynah.MessageID(len(msgs) + 1), Time: time.Date(2024, 1, 10, 8, 0, 0, 0, time.UTC), Sender: ann,
+		Text: "winter is so grey here"})
 	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +145,15 @@ func TestSeasonsAndParts(t *testing.T) {
 		if len(res) == 0 || res[0].Time.Before(c.from) || !res[0].Time.Before(c.to) {
 			t.Errorf("%s: %v, want first a trip between %s and %s", c.q, said(res), c.from.Format("2 Jan 2006"), c.to.Format("2 Jan 2006"))
 		}
+	}
+	q := "what did we do last winter?" // the time alone: all its messages, not those naming it
+	res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q, Now: now, K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	winter := memory.Span{From: day(time.December, 1, 2023), To: day(time.March, 1, 2024)}
+	if len(res) < 3 || slices.ContainsFunc(res, func(r memory.Result) bool { return !winter.Contains(r.Time) }) {
+		t.Errorf("%s: %v, want three messages of last winter", q, said(res))
 	}
 }
 

@@ -276,3 +276,13 @@ func relative(toks []timeToken, i int) bool {
 	}
 	return weekendWords(toks, i) > 0
 }
+
+// seasonWord reports whether w, a word of a query, is a season's name, in any of the
+// languages ParseTime reads.
+func seasonWord(w string) bool {
+	if _, ok := seasons[w]; ok {
+		return true
+	}
+	_, ok := seasons[cyrillicTime()[w]]
+	return ok
+}
