@@ -329,7 +329,7 @@ func Dated(text string) bool {
 				return true
 			}
 		case "last", "next", "this", "past", "previous", "coming", "beforelast":
-			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "weekend" || isWeekday(toks[i+1].w) || toks[i+1].w == "night" || seasons[toks[i+1].w] != season{}) {
+			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "weekend" || isWeekday(toks[i+1].w) || toks[i+1].w == "night" || seasons[toks[i+1].w] != 0) {
 				return true
 			}
 		case "before":

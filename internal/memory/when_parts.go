@@ -6,19 +6,25 @@ import "time"
 // 2022", "early March", "mid-April", "at the end of last month", «минулого літа», «на
 // початку березня».
 
-// season is a season of the northern hemisphere's meteorological calendar: it starts on
-// the first of month and lasts three months (winter runs into the next year).
-type season struct{ month time.Month }
-
-var seasons = map[string]season{
-	"spring": {time.March}, "summer": {time.June}, "autumn": {time.September}, "fall": {time.September},
-	"winter": {time.December},
+// seasons are the months the seasons start in, on the meteorological calendar of the
+// northern hemisphere: each lasts three months (winter runs into the next year).
+var seasons = map[string]time.Month{
+	"spring": time.March, "summer": time.June, "autumn": time.September, "fall": time.September,
+	"winter": time.December,
 }
 
-// seasonIn is the season s that starts in year y.
-func seasonIn(s season, y int, loc *time.Location) Span {
-	from := time.Date(y, s.month, 1, 0, 0, 0, 0, loc)
+// seasonIn is the season starting in month s of year y.
+func seasonIn(s time.Month, y int, loc *time.Location) Span {
+	from := time.Date(y, s, 1, 0, 0, 0, 0, loc)
 	return Span{From: from, To: from.AddDate(0, 3, 0)}
+}
+
+// tokenAt is the word of toks[i], "" past either end.
+func tokenAt(toks []timeToken, i int) string {
+	if i >= 0 && i < len(toks) {
+		return toks[i].w
+	}
+	return ""
 }
 
 // seasonAt reads a season at toks[i] and how many tokens it takes: "last summer" (the
@@ -29,16 +35,11 @@ func seasonIn(s season, y int, loc *time.Location) Span {
 // last, this or next, before a year or in "in (the) fall": "after the fall" is an
 // accident.
 func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
-	w := func(j int) string {
-		if i+j < len(toks) {
-			return toks[i+j].w
-		}
-		return ""
-	}
+	w := func(j int) string { return tokenAt(toks, i+j) }
 	loc := now.Location()
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	// cur is the latest season s begun by today
-	latest := func(s season) Span {
+	// the latest season s begun by today
+	latest := func(s time.Month) Span {
 		sp := seasonIn(s, now.Year(), loc)
 		if sp.From.After(today) {
 			sp = seasonIn(s, now.Year()-1, loc)
@@ -78,12 +79,7 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if y, n := year(w(j)); n == 1 {
 		return seasonIn(s, y, loc), j + 1
 	}
-	prev := func(k int) string {
-		if i-k >= 0 {
-			return toks[i-k].w
-		}
-		return ""
-	}
+	prev := func(k int) string { return tokenAt(toks, i-k) }
 	said := toks[i].alias // «влітку», «летом»: in summer
 	if w(0) == "fall" {
 		said = said || prev(1) == "in" || prev(1) == "the" && (prev(2) == "in" || prev(2) == "during")
@@ -108,12 +104,7 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 // "the beginning (start, middle, end) of", «на початку», «в конце». It returns which third
 // (1 to 3) and how many tokens name it; 0 when none.
 func partAt(toks []timeToken, i int) (third, n int) {
-	w := func(j int) string {
-		if i+j < len(toks) {
-			return toks[i+j].w
-		}
-		return ""
-	}
+	w := func(j int) string { return tokenAt(toks, i+j) }
 	j := 0
 	if w(0) == "the" {
 		j = 1
