@@ -269,10 +269,10 @@ func relative(toks []timeToken, i int) bool {
 }
 
 // seasonWord reports whether w, a word of a query, is a season's name, in any of the
-// languages ParseTime reads.
+// languages ParseTime reads. An English word does not build cyrillicTime.
 func seasonWord(w string) bool {
-	if _, ok := seasons[w]; ok {
-		return true
+	if _, ok := seasons[w]; ok || w == "" || w[0] < 0x80 {
+		return ok
 	}
 	_, ok := seasons[cyrillicTime()[w]]
 	return ok
