@@ -499,7 +499,7 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	// "last weekend before 10 April", "over the weekend before 4 October": the weekend
 	// before (after) that day, not the last one
 	if k := weekendWords(toks, i); k > 0 && (w(k) == "before" || w(k) == "after") && !relative(toks, i+k+1) {
-		if d, n := spanAt(toks, i+k+1, now, ahead); n > 0 && !d.From.IsZero() {
+		if d, n := spanAt(toks, i+k+1, now, ahead); n > 0 && !d.From.IsZero() && !d.To.IsZero() {
 			return weekendNear(d, w(k) == "after"), k + 1 + n
 		}
 	}

@@ -109,18 +109,8 @@ func partAt(toks []timeToken, i int) (third, n int) {
 	if w(0) == "the" {
 		j = 1
 	}
-	switch w(j) {
-	case "early":
-		third = 1
-	case "mid", "middle":
-		third = 2
-	case "late":
-		third = 3
-	case "beginning", "start":
-		third = 1
-	case "end":
-		third = 3
-	default:
+	third = partThirds[w(j)]
+	if third == 0 {
 		return 0, 0
 	}
 	n = j + 1
@@ -160,14 +150,13 @@ func narrow(sp Span, third int) (Span, bool) {
 	return Span{From: at(third - 1), To: at(third)}, true
 }
 
+// partThirds are the words that name a part of a time, each with the third of it that
+// it names: "early", "mid" and "late" before the time ("early 2022"), "the beginning
+// (middle, end) of" it.
+var partThirds = map[string]int{"early": 1, "beginning": 1, "start": 1, "mid": 2, "middle": 2, "late": 3, "end": 3}
+
 // partWord reports whether w names a part of a time before it ("early 2022").
-func partWord(w string) bool {
-	switch w {
-	case "early", "mid", "middle", "late", "beginning", "start", "end":
-		return true
-	}
-	return false
-}
+func partWord(w string) bool { return partThirds[w] != 0 }
 
 // weekendWords reads, at toks[i], a weekend named relative to another time: "last
 // weekend", "the weekend", "that weekend"; it returns how many tokens, 0 for none.
@@ -185,11 +174,7 @@ func weekendWords(toks []timeToken, i int) int {
 // first wholly after it.
 func weekendNear(d Span, after bool) Span {
 	if after {
-		t := d.To
-		if d.To.IsZero() {
-			t = d.From
-		}
-		t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
+		t := time.Date(d.To.Year(), d.To.Month(), d.To.Day(), 0, 0, 0, 0, d.To.Location())
 		for t.Weekday() != time.Saturday {
 			t = t.AddDate(0, 0, 1)
 		}
