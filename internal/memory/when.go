@@ -782,18 +782,42 @@ func nearest(t, limit time.Time, ahead bool) time.Time {
 }
 
 // speaksAhead reports whether a text speaks of what is to come: "will", "we'll",
-// "gonna", "shall", "upcoming". A date it names without a year is then the next one.
+// "gonna", "shall", "upcoming", plans ("what are Ann's plans for May?"), or the present
+// continuous, which with a time names an arrangement ("where is Ann flying in May?",
+// "I'm going to Rome on 8 May"; «збираюся», «собирается»). A date it names without a
+// year is then the next one.
 func speaksAhead(toks []timeToken) bool {
-	for _, t := range toks {
+	for i, t := range toks {
 		switch t.w {
-		case "will", "won't", "gonna", "shall", "upcoming":
+		case "will", "won't", "gonna", "shall", "upcoming", "plans", "planning":
 			return true
+		case "am", "is", "are", "i'm", "we're", "you're", "they're": // "she's" is "she" (timeTokens)
+			// the -ing form next, or after the subject of a question ("is Ann flying")
+			for j := i + 1; j < len(toks) && j <= i+3 && !isTimePreposition(toks[j].w); j++ {
+				if continuous(toks[j].w) {
+					return true
+				}
+			}
 		}
 		if strings.HasSuffix(t.w, "'ll") {
 			return true
 		}
 	}
 	return false
+}
+
+// continuous reports whether w is a verb's -ing form ("flying", "going"), as far as a
+// word alone tells: not "something", "morning" or "wedding".
+func continuous(w string) bool {
+	if !strings.HasSuffix(w, "ing") || len(w) < 5 {
+		return false // "sing", "king"
+	}
+	switch w {
+	case "something", "anything", "nothing", "everything", "morning", "evening", "during",
+		"wedding", "meeting", "building", "spring", "string", "ceiling", "being":
+		return false
+	}
+	return true
 }
 
 // back returns now less n units (n may be fractional: "a couple of" is 2, "a few" 3; a

@@ -83,6 +83,16 @@ func TestParseTime(t *testing.T) {
 		{query: "where will I be on 20 May", from: day(2024, 5, 20), to: day(2024, 5, 21), text: "where will I be"},
 		{query: "we'll go there in March", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "we'll go there"},
 		{query: "what did we do on 20 May", from: day(2023, 5, 20), to: day(2023, 5, 21), text: "what did we do"},
+		// the present continuous with a time is an arrangement, plans are ahead; the past
+		// tense, or "is" before a noun, is not
+		{query: "where is Ann flying in March?", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "where is Ann flying ?"},
+		{query: "I'm going to Rome on 8 May", from: day(2025, 5, 8), to: day(2025, 5, 9), text: "I'm going to Rome"},
+		{query: "what are Ann's plans for March", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "what are Ann's plans for"},
+		{query: "what was Ann doing in March", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "what was Ann doing"},
+		{query: "where is the wedding in March", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "where is the wedding"},
+		{query: "is anything happening in March", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "is anything happening"},
+		{query: "куди Анна збирається в березні", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "куди Анна збирається"},
+		{query: "куда Анна собирается в марте", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "куда Анна собирается"},
 		{query: "jobs before 2020", to: day(2020, 1, 1), text: "jobs"},
 		{query: "pets as of December 2023", to: day(2024, 1, 1), text: "pets"},
 		{query: "what changed since March", from: day(2024, 3, 1), text: "what changed"},
