@@ -157,6 +157,44 @@ func TestSeasonsAndParts(t *testing.T) {
 	}
 }
 
+// TestHolidays: asked about a holiday, a search finds what was said on it, though no
+// message names it: a dinner every day for more than two years.
+func TestHolidays(t *testing.T) {
+	db := openStore(t)
+	chat := mynah.Chat{ID: 902, Type: mynah.ChatPrivate}
+	ann := mynah.User{ID: 1, FirstName: "Ann"}
+	var msgs []mynah.Message
+	for at := time.Date(2022, 1, 1, 19, 0, 0, 0, time.UTC); at.Before(time.Date(2024, 5, 15, 0, 0, 0, 0, time.UTC)); at = at.AddDate(0, 0, 1) {
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(len(msgs) + 1), Time: at, Sender: ann,
+			Text: fmt.Sprintf("dinner tonight was dish number %d", len(msgs)+1)})
+	}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+	now := time.Date(2024, 5, 15, 12, 0, 0, 0, time.UTC)
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		q        string
+		from, to time.Time
+	}{
+		{"what was dinner last Christmas?", day(2023, time.December, 24), day(2023, time.December, 27)},
+		{"what was dinner on New Year's Eve?", day(2023, time.December, 31), day(2024, time.January, 1)},
+		{"what was dinner at Easter?", day(2024, time.March, 29), day(2024, time.April, 2)},
+		{"what was dinner for Halloween 2022?", day(2022, time.October, 31), day(2022, time.November, 1)},
+		{"що було на вечерю на Великдень? dinner", day(2024, time.May, 3), day(2024, time.May, 7)},
+		{"что было на ужин на Рождество? dinner", day(2024, time.January, 6), day(2024, time.January, 9)},
+	} {
+		res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: c.q, Now: now, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 || res[0].Time.Before(c.from) || !res[0].Time.Before(c.to) {
+			t.Errorf("%s: %v, want first a dinner between %s and %s", c.q, said(res), c.from.Format("2 Jan 2006"), c.to.Format("2 Jan 2006"))
+		}
+	}
+}
+
 func said(res []memory.Result) []string {
 	out := make([]string, len(res))
 	for i, r := range res {

@@ -170,10 +170,10 @@ func ParseTime(query string, now time.Time) TimeQuery {
 				continue
 			}
 			b.WriteString(query[last:c[0]])
-			// a season's name stays: what is told of it often names it ("our summer
-			// trip"), as it does not a week or a month
+			// a season's or a holiday's name stays: what is told of it often names it
+			// ("our summer trip", "the Christmas market"), as it does not a week or a month
 			for _, t := range toks {
-				if _, ok := seasons[t.w]; ok && t.start >= c[0] && t.end <= c[1] {
+				if namesTime(t.w) && t.start >= c[0] && t.end <= c[1] {
 					b.WriteString(" " + query[t.start:t.end] + " ")
 				}
 			}
@@ -321,11 +321,16 @@ func Dated(text string) bool {
 		}
 		switch t.w {
 		case "yesterday", "today", "tonight", "tomorrow", "weekend", "morning", "evening", "afternoon", "recently", "lately",
-			"ereyesterday", "overmorrow", "lastyear":
+			"ereyesterday", "overmorrow", "lastyear", "christmas", "xmas", "orthodoxchristmas", "easter", "orthodoxeaster",
+			"halloween", "thanksgiving":
 			return true
 		case "ago":
 			// «тому» is "therefore" too: dated only after a unit («3 роки тому»)
 			if !t.alias || i > 0 && isUnit(toks[i-1].w) {
+				return true
+			}
+		case "back":
+			if i > 0 && isUnit(toks[i-1].w) { // "two weeks back"
 				return true
 			}
 		case "last", "next", "this", "past", "previous", "coming", "beforelast":
@@ -488,6 +493,9 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if sp, n := seasonAt(toks, i, now, ahead); n > 0 {
 		return sp, n
 	}
+	if sp, n := holidayAt(toks, i, now, ahead); n > 0 {
+		return sp, n
+	}
 	// "the first weekend of August", "the last week of May"
 	if nth, k := ordinalAt(toks, i); k > 0 && (w(k) == "weekend" || w(k) == "week") && w(k+1) == "of" && !relative(toks, i+k+2) {
 		if sp, n := spanAt(toks, i+k+2, now, ahead); n > 0 {
@@ -561,22 +569,26 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return lastWeekday(today, weekdays[w(1)]), 2
 	case isWeekday(t) && i > 0 && (toks[i-1].w == "on" || toks[i-1].alias && toks[i-1].w == "in"): // «у понеділок»
 		return lastWeekday(today, weekdays[t]), 1
-	case (t == "the" && (w(1) == "past" || w(1) == "last")) || t == "past" || t == "last":
-		// "the past 10 days", "last 3 weeks", "the past week"
+	case t == "the" && (w(1) == "year" || w(1) == "month") && i > 1 && toks[i-1].w == "of" && partWord(toks[i-2].w):
+		// "at the start of the year": this one
+		return unitSpan(w(1), 0), 2
+	case ((t == "the" || t == "this") && (w(1) == "past" || w(1) == "last")) || t == "past" || t == "last":
+		// "the past 10 days", "last 3 weeks", "the past week", "this past month"
 		j := 1
-		if t == "the" {
+		if t == "the" || t == "this" {
 			j = 2
 		}
 		n, k := count(toks, i+j)
 		if k > 0 && isUnit(w(j+k)) {
 			return Span{From: day(back(now, w(j+k), n)), To: today.AddDate(0, 0, 1)}, j + k + 1
 		}
-		if t == "the" && isUnit(w(2)) && !strings.HasSuffix(w(2), "s") {
+		if j == 2 && isUnit(w(2)) && !strings.HasSuffix(w(2), "s") {
 			return Span{From: day(back(now, w(2), 1)), To: today.AddDate(0, 0, 1)}, 3
 		}
 	}
-	// "3 weeks ago", "a few days ago", "a month ago"; "in 3 weeks", "in a few days"
-	if n, k := count(toks, i); k > 0 && isUnit(w(k)) && w(k+1) == "ago" {
+	// "3 weeks ago", "a few days ago", "a month ago", "two weeks back"; "in 3 weeks", "in a
+	// few days"
+	if n, k := count(toks, i); k > 0 && isUnit(w(k)) && (w(k+1) == "ago" || w(k+1) == "back") {
 		return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), k + 2
 	}
 	// "a fortnight ago": two weeks
@@ -675,7 +687,7 @@ func mayStartTime(w string) bool {
 		"early", "mid", "middle", "late", "beginning", "start", "end":
 		return true
 	}
-	if _, ok := seasons[w]; ok {
+	if namesTime(w) || w == "new" || w == "valentines" {
 		return true
 	}
 	if w != "" && w[0] >= '0' && w[0] <= '9' {
@@ -694,7 +706,8 @@ var tellWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range []string{"today", "tonight", "yesterday", "tomorrow", "overmorrow", "ereyesterday", "lastyear",
 		"night", "morning", "afternoon", "evening", "weekend", "weekends", "fortnight", "fortnights",
-		"spring", "summer", "autumn", "fall", "winter"} {
+		"spring", "summer", "autumn", "fall", "winter", "christmas", "xmas", "easter", "halloween", "valentine",
+		"valentines", "thanksgiving"} {
 		m[w] = true
 	}
 	for _, u := range []string{"day", "week", "month", "year"} {

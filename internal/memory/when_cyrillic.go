@@ -74,6 +74,12 @@ var cyrillicTime = sync.OnceValue(func() map[string]string {
 	add("summer", "літо літа літом влітку літку лето лета летом летнем")
 	add("autumn", "осінь осені осінню восени осень осени осенью")
 	add("winter", "зима зими зиму зимою взимку зимой зимы зиме")
+	// holidays: Ukraine's Christmas is on 25 December, Russia's on 7 January; Easter is
+	// the Orthodox one in both
+	add("christmas", "різдво різдва різдві")
+	add("orthodoxchristmas", "рождество рождества рождестве")
+	add("orthodoxeaster", "великдень великодня великодні пасха пасху пасхи пасхе")
+	add("new", "новий нового новому новый новом")
 	// bounds
 	add("before", "перед")
 	add("after", "після после")

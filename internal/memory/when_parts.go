@@ -253,12 +253,21 @@ func relative(toks []timeToken, i int) bool {
 	return weekendWords(toks, i) > 0
 }
 
-// seasonWord reports whether w, a word of a query, is a season's name, in any of the
-// languages ParseTime reads. An English word does not build cyrillicTime.
-func seasonWord(w string) bool {
-	if _, ok := seasons[w]; ok || w == "" || w[0] < 0x80 {
-		return ok
+// namesTime reports whether w, a word of a query as timeTokens reads it, is a season's or
+// a holiday's name: a time, but also a word that what is told of it often holds.
+func namesTime(w string) bool {
+	if _, ok := seasons[w]; ok {
+		return true
 	}
-	_, ok := seasons[cyrillicTime()[w]]
+	_, ok := holidays[w]
 	return ok
+}
+
+// seasonWord reports whether w, a word of a query, is a season's or a holiday's name, in
+// any of the languages.
+func seasonWord(w string) bool {
+	if namesTime(w) || w == "" || w[0] < 0x80 {
+		return namesTime(w)
+	}
+	return namesTime(cyrillicTime()[w])
 }
