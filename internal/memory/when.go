@@ -339,7 +339,7 @@ func Dated(text string) bool {
 			}
 		case "before":
 			// "the week before last"
-			if i > 0 && calendarUnit(toks[i-1].w) && i+1 < len(toks) && toks[i+1].w == "last" {
+			if i > 0 && (calendarUnit(toks[i-1].w) || seasons[toks[i-1].w] != 0) && i+1 < len(toks) && toks[i+1].w == "last" {
 				return true
 			}
 		}
@@ -421,7 +421,7 @@ func calendarUnit(w string) bool {
 
 func isTimePreposition(w string) bool {
 	switch w {
-	case "in", "on", "during", "of", "at", "over", "within", "throughout":
+	case "in", "on", "during", "of", "at", "over", "within", "throughout", "around":
 		return true
 	}
 	return false
@@ -556,6 +556,8 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return days(today, 1), 2
 	case t == "last" && w(1) == "night":
 		return days(today.AddDate(0, 0, -1), 2), 2
+	case t == "the" && w(1) == "night" && w(2) == "before" && w(3) == "last":
+		return days(today.AddDate(0, 0, -2), 2), 4
 	case (t == "last" || t == "previous" || t == "this") && (isUnit(w(1)) && !strings.HasSuffix(w(1), "s") || w(1) == "weekend"):
 		back := 1
 		if t == "this" {
@@ -639,8 +641,27 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			}
 			return days(t, 1), j + 1 + n + yearWord(j+2, n)
 		}
+		// "on the 3rd": that day of this month, or of the last while it is still to
+		// come (of the next, in a text about what is ahead)
+		if w(0) != strconv.Itoa(d) && i > 1 && toks[i-1].w == "the" && toks[i-2].w == "on" {
+			this, ok := dayOfMonth(now.Year(), now.Month(), d, loc)
+			other, step := this.After(today), -1
+			if ahead {
+				other, step = this.Before(today), 1
+			}
+			if ok && !other {
+				return days(this, 1), 1
+			}
+			if t, ok := dayOfMonth(now.Year(), now.Month()+time.Month(step), d, loc); ok {
+				return days(t, 1), 1
+			}
+		}
 	}
-	if m, ok := months[w(0)]; ok && (len(w(0)) > 3 || w(0) == "may") {
+	// "Dec 25", "Sept 2023": a month's short name is read only before a day or a year
+	// ("Jan" is a name, "mar" and "sat" are words)
+	_, dayNext := dayNumber(w(1))
+	_, yearNext := year(w(1))
+	if m, ok := months[w(0)]; ok && (len(w(0)) > 3 || w(0) == "may" || dayNext || yearNext == 1) {
 		// the verb "may", «лютий» ("fierce"), «Марта» (a name): a month only after a
 		// preposition, a bound or "last" («минулого березня»), before a day or a year, or
 		// as the second of two months («між березнем і квітнем»)
@@ -874,6 +895,9 @@ func count(toks []timeToken, i int) (float64, int) {
 			return 2, 2
 		}
 	}
+	if w == "couple" && i+1 < len(toks) && toks[i+1].w == "of" { // "the past couple of weeks"
+		return 2, 2
+	}
 	if n, ok := numberWords[w]; ok {
 		return n, 1
 	}
@@ -893,6 +917,13 @@ func atoi(w string) (int, error) {
 		return 0, errNotNumber
 	}
 	return strconv.Atoi(w)
+}
+
+// dayOfMonth is day d of month m of year y (m may run over into the next or the last year),
+// ok false when that month has no such day.
+func dayOfMonth(y int, m time.Month, d int, loc *time.Location) (time.Time, bool) {
+	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	return t, t.Day() == d
 }
 
 // dayNumber reads a day of the month: "8", "08", "8th", "1st", "22nd", "3rd".

@@ -28,7 +28,7 @@ func tokenAt(toks []timeToken, i int) string {
 }
 
 // seasonAt reads a season at toks[i] and how many tokens it takes: "last summer" (the
-// latest one over by today), "this winter" (the one going on, or else the nearer of the
+// latest one over by today), "the summer before last", "this winter" (the one going on, or else the nearer of the
 // last and the next), "next spring", "summer 2022", "the summer of 2022", and a season
 // after a preposition or "the" ("in the summer", "during summer": the latest one begun by
 // today, or the next when the text speaks of what is to come). "Fall" is read only after
@@ -46,8 +46,10 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		}
 		return sp
 	}
-	switch t := w(0); t {
-	case "last", "previous", "this", "next", "coming":
+	// "the summer before last": the one before last summer
+	beforeLast := w(0) == "the" && w(2) == "before" && w(3) == "last"
+	switch t := w(0); {
+	case t == "last" || t == "previous" || t == "this" || t == "next" || t == "coming" || beforeLast:
 		s, ok := seasons[w(1)]
 		if !ok {
 			return Span{}, 0
@@ -55,6 +57,12 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		cur := latest(s)
 		next := seasonIn(s, cur.From.Year()+1, loc)
 		switch {
+		case beforeLast:
+			back := 1
+			if today.Before(cur.To) { // in it: last is the one before
+				back = 2
+			}
+			return seasonIn(s, cur.From.Year()-back, loc), 4
 		case t == "next" || t == "coming":
 			return next, 2
 		case t == "this":

@@ -116,6 +116,18 @@ func TestParseTime(t *testing.T) {
 		{query: "что мы делали на Новый год", from: day(2023, 12, 31), to: day(2024, 1, 2), text: "что мы делали"},
 		{query: "що ми робили на Великдень", from: day(2024, 5, 3), to: day(2024, 5, 7), text: "що ми робили Великдень"},
 		{query: "новий телефон", text: "новий телефон"},
+		{query: "what did we do on the 3rd", from: day(2024, 5, 3), to: day(2024, 5, 4), text: "what did we do"},
+		{query: "what did we do on the 20th", from: day(2024, 4, 20), to: day(2024, 4, 21), text: "what did we do"},
+		{query: "what will we do on the 20th", from: day(2024, 5, 20), to: day(2024, 5, 21), text: "what will we do"},
+		{query: "the 3 of us on the sofa", text: "the 3 of us on the sofa"},
+		{query: "what did we do on Dec 25", from: day(2023, 12, 25), to: day(2023, 12, 26), text: "what did we do"},
+		{query: "rent for Sept 2023", from: day(2023, 9, 1), to: day(2023, 10, 1), text: "rent for"},
+		{query: "Jan said hi", text: "Jan said hi"},
+		{query: "what did we do the past couple of weeks", from: day(2024, 5, 1), to: day(2024, 5, 16), text: "what did we do"},
+		{query: "where were we the night before last", from: day(2024, 5, 13), to: day(2024, 5, 15), text: "where were we"},
+		{query: "where did we go the summer before last", from: day(2022, 6, 1), to: day(2022, 9, 1), text: "where did we go summer"},
+		{query: "what did we do around New Year", from: day(2023, 12, 31), to: day(2024, 1, 2), text: "what did we do"},
+		{query: "where did we live around 2020", from: day(2020, 1, 1), to: day(2021, 1, 1), text: "where did we live"},
 		{query: "jobs before 2020", to: day(2020, 1, 1), text: "jobs"},
 		{query: "pets as of December 2023", to: day(2024, 1, 1), text: "pets"},
 		{query: "what changed since March", from: day(2024, 3, 1), text: "what changed"},
@@ -266,6 +278,7 @@ func TestDated(t *testing.T) {
 		"we moved in two weeks back":                                   true,
 		"I'll be right back":                                           false,
 		"Christmas was lovely this year":                               true,
+		"we went there the summer before last":                         true,
 	} {
 		if got := Dated(text); got != want {
 			t.Errorf("Dated(%q) = %v, want %v", text, got, want)
