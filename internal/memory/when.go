@@ -574,6 +574,15 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	case t == "the" && (w(1) == "year" || w(1) == "month") && i > 1 && toks[i-1].w == "of" && partWord(toks[i-2].w):
 		// "at the start of the year": this one
 		return unitSpan(w(1), 0), 2
+	case (t == "year" || t == "month") && toks[i].alias && i > 0 && partWord(toks[i-1].w):
+		// «на початку року», «в конце месяца»: this one
+		return unitSpan(t, 0), 1
+	case t == "weekend" && toks[i].alias && i > 0 && isTimePreposition(toks[i-1].w) && toks[i-1].alias:
+		// «на вихідних», «на выходных»: as "over the weekend"
+		if sat := weekStart.AddDate(0, 0, 5); ahead {
+			return days(sat, 2), 1
+		}
+		return unitSpan("weekend", 0), 1
 	case ((t == "the" || t == "this") && (w(1) == "past" || w(1) == "last")) || t == "past" || t == "last":
 		// "the past 10 days", "last 3 weeks", "the past week", "this past month"
 		j := 1

@@ -46,8 +46,11 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		}
 		return sp
 	}
-	// "the summer before last": the one before last summer
-	beforeLast := w(0) == "the" && w(2) == "before" && w(3) == "last"
+	// "the summer before last", «позаминулого літа»: the one before last summer
+	beforeLast, k := w(0) == "the" && w(2) == "before" && w(3) == "last", 4
+	if w(0) == "beforelast" {
+		beforeLast, k = true, 2
+	}
 	switch t := w(0); {
 	case t == "last" || t == "previous" || t == "this" || t == "next" || t == "coming" || beforeLast:
 		s, ok := seasons[w(1)]
@@ -62,7 +65,7 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			if today.Before(cur.To) { // in it: last is the one before
 				back = 2
 			}
-			return seasonIn(s, cur.From.Year()-back, loc), 4
+			return seasonIn(s, cur.From.Year()-back, loc), k
 		case t == "next" || t == "coming":
 			return next, 2
 		case t == "this":
