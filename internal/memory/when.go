@@ -540,12 +540,18 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return unitSpan(t, 2), 3
 	case (t == "this" || t == "the") && w(1) == "past" && w(2) == "weekend":
 		return unitSpan("weekend", 0), 3
-	case t == "the" && w(1) == "weekend" && i > 0 && isTimePreposition(toks[i-1].w) && w(2) != "of":
-		// "over the weekend": the one going on or the last, or the coming one ahead
-		if sat := weekStart.AddDate(0, 0, 5); ahead {
-			return days(sat, 2), 2
+	case t == "the" && w(1) == "weekend" && i > 0 && isTimePreposition(toks[i-1].w) && w(2) != "of",
+		t == "weekend" && toks[i].alias && i > 0 && isTimePreposition(toks[i-1].w) && toks[i-1].alias:
+		// "over the weekend", «на вихідних», «на выходных»: the one going on or the last,
+		// or the coming one ahead
+		n := 2
+		if t == "weekend" {
+			n = 1
 		}
-		return unitSpan("weekend", 0), 2
+		if sat := weekStart.AddDate(0, 0, 5); ahead {
+			return days(sat, 2), n
+		}
+		return unitSpan("weekend", 0), n
 	case t == "the" && w(1) == "other" && w(2) == "day":
 		// a few days back, not yesterday
 		return days(today.AddDate(0, 0, -8), 7), 3
@@ -577,12 +583,6 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	case (t == "year" || t == "month") && toks[i].alias && i > 0 && partWord(toks[i-1].w):
 		// «на початку року», «в конце месяца»: this one
 		return unitSpan(t, 0), 1
-	case t == "weekend" && toks[i].alias && i > 0 && isTimePreposition(toks[i-1].w) && toks[i-1].alias:
-		// «на вихідних», «на выходных»: as "over the weekend"
-		if sat := weekStart.AddDate(0, 0, 5); ahead {
-			return days(sat, 2), 1
-		}
-		return unitSpan("weekend", 0), 1
 	case ((t == "the" || t == "this") && (w(1) == "past" || w(1) == "last")) || t == "past" || t == "last":
 		// "the past 10 days", "last 3 weeks", "the past week", "this past month"
 		j := 1

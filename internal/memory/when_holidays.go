@@ -123,21 +123,12 @@ func holidayAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if day {
 		n++
 	}
-	// the latest begun by today
-	latest := at(now.Year()+1, loc)
-	for y := now.Year(); latest.From.After(today); y-- {
-		latest = at(y, loc)
+	// the latest begun by today, of year y, and those of the years around it
+	y := now.Year() + 1
+	for at(y, loc).From.After(today) {
+		y--
 	}
-	next := at(latest.From.Year()+1, loc)
-	if name == "newyear" {
-		next = at(latest.From.Year()+2, loc)
-	}
-	back := func() Span { // the one before latest
-		if name == "newyear" {
-			return at(latest.From.Year(), loc)
-		}
-		return at(latest.From.Year()-1, loc)
-	}
+	latest, next, before := at(y, loc), at(y+1, loc), at(y-1, loc)
 	taken := n
 	if rel != "" {
 		taken++
@@ -153,7 +144,7 @@ func holidayAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return one(latest), taken
 	case "last", "previous":
 		if today.Before(latest.To) { // in it: the one before
-			return one(back()), taken
+			return one(before), taken
 		}
 		return one(latest), taken
 	}
