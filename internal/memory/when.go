@@ -564,6 +564,10 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return days(today.AddDate(0, 0, -1), 2), 2
 	case t == "the" && w(1) == "night" && w(2) == "before" && w(3) == "last":
 		return days(today.AddDate(0, 0, -2), 2), 4
+	case t == "this" && w(1) == "time" && w(2) == "last" && (w(3) == "week" || w(3) == "month" || w(3) == "year"):
+		// "this time last year": the days around today's date a year ago
+		then, spread := day(back(now, w(3), 1)), map[string]int{"week": 1, "month": 3, "year": 7}[w(3)]
+		return Span{From: then.AddDate(0, 0, -spread), To: then.AddDate(0, 0, spread+1)}, 4
 	case (t == "last" || t == "previous" || t == "this") && (isUnit(w(1)) && !strings.HasSuffix(w(1), "s") || w(1) == "weekend"):
 		back := 1
 		if t == "this" {
@@ -599,8 +603,14 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	}
 	// "3 weeks ago", "a few days ago", "a month ago", "two weeks back"; "in 3 weeks", "in a
 	// few days"
-	if n, k := count(toks, i); k > 0 && isUnit(w(k)) && (w(k+1) == "ago" || w(k+1) == "back") {
-		return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), k + 2
+	if n, k := count(toks, i); k > 0 && isUnit(w(k)) {
+		m := k + 1                                              // past the unit
+		if w(m) == "and" && w(m+1) == "a" && w(m+2) == "half" { // "a year and a half ago"
+			n, m = n+0.5, m+3
+		}
+		if w(m) == "ago" || w(m) == "back" {
+			return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), m + 1
+		}
 	}
 	// "a fortnight ago": two weeks
 	if n, k := count(toks, i); k > 0 && strings.TrimSuffix(w(k), "s") == "fortnight" && w(k+1) == "ago" {
