@@ -82,8 +82,13 @@ var talkForms = map[string]bool{
 	"обсуждали": true, "обсуждал": true, "обсуждала": true, "случилось": true, "произошло": true,
 	"болтали": true, "писали": true, "писал": true, "писала": true, "нового": true,
 	"разговаривали": true, "рассказывал": true, "рассказывала": true, "рассказывали": true,
+	// doing, which English leaves to its stop words ("what did we do yesterday?")
+	"делал": true, "делала": true, "делали": true, "делаем": true, "делать": true, "сделали": true,
+	"занимались": true,
 	// Ukrainian
 	"казав": true, "казала": true, "казали": true, "сказав": true, "обговорювали": true, "сталося": true,
 	"трапилося": true, "відбулося": true, "писав": true, "розмовляли": true, "говорив": true,
 	"розповідав": true, "розповідала": true, "розповідали": true,
+	"робив": true, "робила": true, "робили": true, "робимо": true, "робитимемо": true, "зробили": true,
+	"займалися": true,
 }

@@ -272,7 +272,8 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	// month's other messages, which share nothing with the question but the time: asked
 	// about painting, those would outrank her painting of another week.
 	terms, months := asked, s.monthTerms(tq.Span)
-	if !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) }) {
+	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
+	if timeOnly {
 		// only a time: "what did we talk about yesterday?", "what did we do last
 		// summer?": its messages
 		terms, months = append(Terms(q.Text, s.stop), months...), nil
@@ -312,6 +313,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			c.score *= 1 + s.opts.Whole
 		}
 	}
+	if timeOnly && !tq.Span.IsZero() {
+		firstWithin(cands, tq.Span)
+	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmpDesc(a.score, b.score) })
 	if s.opts.Diversity > 0 && Aggregate(q.Text) {
 		cands = s.diversify(cands, k+len(q.Exclude))
@@ -332,6 +336,25 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		})
 	}
 	return s.addNotes(ctx, q, terms, out, k)
+}
+
+// firstWithin lifts the candidates said in span above all the others, keeping the order
+// of each: a question of a time alone is answered by what was said in it, whatever its
+// words. In a new chat of a few messages the month's name that brings them in weighs
+// nothing (FTS5 gives a word in half the messages no weight), and a message of another
+// month that holds a rarer word of the question would come first.
+func firstWithin(cands []*candidate, span Span) {
+	top := 0.0
+	for _, c := range cands {
+		if !span.Contains(c.msg.Time) {
+			top = max(top, c.score)
+		}
+	}
+	for _, c := range cands {
+		if span.Contains(c.msg.Time) {
+			c.score += top + 0.001
+		}
+	}
 }
 
 // Missed returns the time text names ("what happened yesterday?", "in March") when none

@@ -195,6 +195,53 @@ func TestHolidays(t *testing.T) {
 	}
 }
 
+// TestTimeAloneInANewChat: in a new user's chat of eight messages, a question of a time
+// alone answers with what was said then first. The month's name that finds them is in
+// half the chat, which gives it no weight in FTS5's BM25, while "January" of the message
+// after the New Year is rarer; and «делали», «робили» ask what was done, as "do" does.
+func TestTimeAloneInANewChat(t *testing.T) {
+	db := openStore(t)
+	chat := mynah.Chat{ID: 903, Type: mynah.ChatPrivate}
+	ann, bob := mynah.User{ID: 1, FirstName: "Ann"}, mynah.User{ID: 2, FirstName: "Bob"}
+	at := func(m time.Month, d, h int, y int) time.Time { return time.Date(y, m, d, h, 0, 0, 0, time.UTC) }
+	var msgs []mynah.Message
+	for _, m := range []struct {
+		at   time.Time
+		from mynah.User
+		text string
+	}{
+		{at(time.December, 20, 10, 2023), ann, "Buying a tree this weekend"},
+		{at(time.December, 25, 13, 2023), ann, "Mum made the roast goose, amazing"},
+		{at(time.December, 25, 14, 2023), bob, "We had pierogi at my parents"},
+		{at(time.December, 31, 23, 2023), bob, "Fireworks on the bridge, see you there"},
+		{at(time.January, 7, 12, 2024), ann, "Back at work, the office is cold"},
+		{at(time.February, 14, 20, 2024), bob, "Took Kate to the Italian place on the corner"},
+		{at(time.March, 31, 11, 2024), ann, "Egg hunt in the garden with the kids"},
+		{at(time.April, 20, 11, 2024), ann, "Picnic by the lake"},
+	} {
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(len(msgs) + 1), Time: m.at, Sender: m.from, Text: m.text})
+	}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+	now := at(time.May, 1, 12, 2024)
+	for q, want := range map[string]string{
+		"что мы делали на Новый год?":       "Fireworks on the bridge, see you there",
+		"що ми робили на Новий рік?":        "Fireworks on the bridge, see you there",
+		"what did we do on New Year's Eve?": "Fireworks on the bridge, see you there",
+		"що ми робили в лютому?":            "Took Kate to the Italian place on the corner",
+	} {
+		res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q, Now: now, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 || res[0].Message.Text != want {
+			t.Errorf("%s: %v, want first %q", q, said(res), want)
+		}
+	}
+}
+
 func said(res []memory.Result) []string {
 	out := make([]string, len(res))
 	for i, r := range res {
