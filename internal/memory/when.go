@@ -467,8 +467,8 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			return days(weekStart.AddDate(0, 0, -7*back), 7)
 		case "weekend":
 			sat := weekStart.AddDate(0, 0, 5-7*back)
-			if back == 0 && today.Before(sat) {
-				sat = sat.AddDate(0, 0, -7) // "this weekend" before it comes: the last one
+			if back == 0 && today.Before(sat) && !ahead {
+				sat = sat.AddDate(0, 0, -7) // "this weekend" before it comes: the last one, unless the text speaks ahead
 			}
 			return days(sat, 2)
 		case "month":
@@ -580,6 +580,10 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	case (t == "last" || t == "past" || t == "previous") && isWeekday(w(1)):
 		return lastWeekday(today, weekdays[w(1)]), 2
 	case isWeekday(t) && i > 0 && (toks[i-1].w == "on" || toks[i-1].alias && toks[i-1].w == "in"): // «у понеділок»
+		if ahead { // "what are we doing on Friday?": the coming one
+			d := today.AddDate(0, 0, (int(weekdays[t])-int(today.Weekday())+6)%7+1)
+			return days(d, 1), 1
+		}
 		return lastWeekday(today, weekdays[t]), 1
 	case t == "the" && (w(1) == "year" || w(1) == "month") && i > 1 && toks[i-1].w == "of" && partWord(toks[i-2].w):
 		// "at the start of the year": this one
