@@ -28,12 +28,12 @@ func tokenAt(toks []timeToken, i int) string {
 }
 
 // seasonAt reads a season at toks[i] and how many tokens it takes: "last summer" (the
-// latest one over by today), "the summer before last", "this winter" (the one going on, or else the nearer of the
-// last and the next), "next spring", "summer 2022", "the summer of 2022", and a season
-// after a preposition or "the" ("in the summer", "during summer": the latest one begun by
-// today, or the next when the text speaks of what is to come). "Fall" is read only after
-// last, this or next, before a year or in "in (the) fall": "after the fall" is an
-// accident.
+// latest one over by today), "the summer before last", "this winter" (the one going on,
+// or else the nearer of the last and the next), "next spring", "summer 2022", "the summer
+// of 2022", and a season after a preposition or "the" ("in the summer", "during summer":
+// the latest one begun by today, or the next when the text speaks of what is to come).
+// "Fall" is read only after last, this or next, before a year or in "in (the) fall":
+// "after the fall" is an accident.
 func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	w := func(j int) string { return tokenAt(toks, i+j) }
 	loc := now.Location()
