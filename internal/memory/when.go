@@ -2,6 +2,7 @@ package memory
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -839,15 +840,22 @@ func nearest(t, limit time.Time, ahead bool) time.Time {
 }
 
 // speaksAhead reports whether a text speaks of what is to come: "will", "we'll",
-// "gonna", "shall", "upcoming", plans ("what are Ann's plans for May?"), or the present
-// continuous, which with a time names an arrangement ("where is Ann flying in May?",
-// "I'm going to Rome on 8 May"; «збираюся», «собирается»). A date it names without a
-// year is then the next one.
+// "gonna", "shall", "upcoming", plans ("what are Ann's plans for May?", but not "what
+// were her plans"), or the present continuous, which with a time names an arrangement
+// ("where is Ann flying in May?", "I'm going to Rome on 8 May"; «збираюся»,
+// «собирается»). A date it names without a year is then the next one.
 func speaksAhead(toks []timeToken) bool {
+	past := slices.ContainsFunc(toks, func(t timeToken) bool {
+		return !t.alias && (t.w == "was" || t.w == "were" || t.w == "did" || t.w == "had")
+	})
 	for i, t := range toks {
 		switch t.w {
-		case "will", "won't", "gonna", "shall", "upcoming", "plans", "planning":
+		case "will", "won't", "gonna", "shall", "upcoming":
 			return true
+		case "plans", "planning":
+			if !past || t.alias { // not "what were Ann's plans for May?"
+				return true
+			}
 		case "am", "is", "are", "i'm", "we're", "you're", "they're": // "she's" is "she" (timeTokens)
 			// the -ing form next, or after the subject of a question ("is Ann flying")
 			for j := i + 1; j < len(toks) && j <= i+3 && !isTimePreposition(toks[j].w); j++ {

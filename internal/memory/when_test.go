@@ -89,6 +89,7 @@ func TestParseTime(t *testing.T) {
 		{query: "I'm going to Rome on 8 May", from: day(2025, 5, 8), to: day(2025, 5, 9), text: "I'm going to Rome"},
 		{query: "what are Ann's plans for March", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "what are Ann's plans for"},
 		{query: "what was Ann doing in March", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "what was Ann doing"},
+		{query: "what were Ann's plans for March", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "what were Ann's plans for"},
 		{query: "where is the wedding in March", from: day(2024, 3, 1), to: day(2024, 4, 1), text: "where is the wedding"},
 		{query: "is anything happening in March", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "is anything happening"},
 		{query: "куди Анна збирається в березні", from: day(2025, 3, 1), to: day(2025, 4, 1), text: "куди Анна збирається"},
