@@ -683,9 +683,7 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	}
 	// "Dec 25", "Sept 2023": a month's short name is read only before a day or a year
 	// ("Jan" is a name, "mar" and "sat" are words)
-	_, dayNext := dayNumber(w(1))
-	_, yearNext := year(w(1))
-	if m, ok := months[w(0)]; ok && (len(w(0)) > 3 || w(0) == "may" || dayNext || yearNext == 1) {
+	if m, ok := months[w(0)]; ok && (len(w(0)) > 3 || w(0) == "may" || dayOrYear(w(1))) {
 		// the verb "may", «лютий» ("fierce"), «Марта» (a name): a month only after a
 		// preposition, a bound or "last" («минулого березня»), before a day or a year, or
 		// as the second of two months («між березнем і квітнем»)
@@ -948,6 +946,13 @@ func atoi(w string) (int, error) {
 		return 0, errNotNumber
 	}
 	return strconv.Atoi(w)
+}
+
+// dayOrYear reports whether w is a day of the month or a year ("Dec 25", "Sept 2023").
+func dayOrYear(w string) bool {
+	_, day := dayNumber(w)
+	_, y := year(w)
+	return day || y == 1
 }
 
 // dayOfMonth is day d of month m of year y (m may run over into the next or the last year),

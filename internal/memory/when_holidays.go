@@ -112,7 +112,7 @@ func holidayAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if n == 0 {
 		return Span{}, 0
 	}
-	at := holidays[name]
+	at := yearly(func(y int) Span { return holidays[name](y, loc) })
 	d, day := holidayDays[name][tokenAt(toks, i+n)]
 	one := func(sp Span) Span { // "Christmas Eve": that day of it
 		if day {
@@ -123,12 +123,8 @@ func holidayAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if day {
 		n++
 	}
-	// the latest begun by today, of year y, and those of the years around it
-	y := now.Year() + 1
-	for at(y, loc).From.After(today) {
-		y--
-	}
-	latest, next, before := at(y, loc), at(y+1, loc), at(y-1, loc)
+	y := at.latest(today)
+	latest, next := at(y), at(y+1)
 	taken := n
 	if rel != "" {
 		taken++
@@ -143,10 +139,7 @@ func holidayAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		}
 		return one(latest), taken
 	case "last", "previous":
-		if today.Before(latest.To) { // in it: the one before
-			return one(before), taken
-		}
-		return one(latest), taken
+		return one(at(at.over(today))), taken
 	}
 	// "Christmas 2022", "Easter of 2023"
 	j := n
@@ -157,14 +150,14 @@ func holidayAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		if name == "newyear" && tokenAt(toks, i+n-1) == "eve" {
 			y++ // "New Year's Eve 2022" ends 2022
 		}
-		return one(at(y, loc)), j + 1
+		return one(at(y)), j + 1
 	}
 	prev := func(k int) string { return tokenAt(toks, i-k) }
 	if name == "newyear" && (prev(1) == "in" || prev(1) == "the" && prev(2) == "in") {
 		return Span{}, 0 // "in the new year"
 	}
-	at1 := func(w string) bool { return isTimePreposition(w) && w != "of" || w == "for" } // not "the spirit of Christmas"
-	said := at1(prev(1)) || prev(1) == "the" && at1(prev(2)) || i > 0 && boundWord(toks, i-1) != ""
+	prep := func(w string) bool { return isTimePreposition(w) && w != "of" || w == "for" } // not "the spirit of Christmas"
+	said := prep(prev(1)) || prev(1) == "the" && prep(prev(2)) || i > 0 && boundWord(toks, i-1) != ""
 	if !said {
 		return Span{}, 0 // "Christmas presents", "the Easter bunny"
 	}

@@ -38,14 +38,6 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	w := func(j int) string { return tokenAt(toks, i+j) }
 	loc := now.Location()
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	// the latest season s begun by today
-	latest := func(s time.Month) Span {
-		sp := seasonIn(s, now.Year(), loc)
-		if sp.From.After(today) {
-			sp = seasonIn(s, now.Year()-1, loc)
-		}
-		return sp
-	}
 	// "the summer before last", «позаминулого літа»: the one before last summer
 	beforeLast, k := w(0) == "the" && w(2) == "before" && w(3) == "last", 4
 	if w(0) == "beforelast" {
@@ -57,26 +49,20 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		if !ok {
 			return Span{}, 0
 		}
-		cur := latest(s)
-		next := seasonIn(s, cur.From.Year()+1, loc)
+		at := yearly(func(y int) Span { return seasonIn(s, y, loc) })
 		switch {
 		case beforeLast:
-			back := 1
-			if today.Before(cur.To) { // in it: last is the one before
-				back = 2
-			}
-			return seasonIn(s, cur.From.Year()-back, loc), k
+			return at(at.over(today) - 1), k
 		case t == "next" || t == "coming":
-			return next, 2
+			return at(at.latest(today) + 1), 2
 		case t == "this":
-			if !today.Before(cur.To) && next.From.Sub(today) < today.Sub(cur.To) {
+			y := at.latest(today)
+			if cur, next := at(y), at(y+1); !today.Before(cur.To) && next.From.Sub(today) < today.Sub(cur.To) {
 				return next, 2 // "this summer" asked in May
 			}
-			return cur, 2
-		case today.Before(cur.To): // in it: the one before
-			return seasonIn(s, cur.From.Year()-1, loc), 2
+			return at(y), 2
 		}
-		return cur, 2
+		return at(at.over(today)), 2
 	}
 	s, ok := seasons[w(0)]
 	if !ok {
@@ -104,11 +90,34 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if !said {
 		return Span{}, 0
 	}
-	sp := latest(s)
-	if ahead && !sp.To.After(today) {
-		sp = seasonIn(s, sp.From.Year()+1, loc)
+	at := yearly(func(y int) Span { return seasonIn(s, y, loc) })
+	y := at.latest(today)
+	if ahead && !at(y).To.After(today) {
+		y++
 	}
-	return sp, 1
+	return at(y), 1
+}
+
+// yearly is a time that comes every year, a season or a holiday: at(y) is that of year y.
+type yearly func(y int) Span
+
+// latest is the year of the one begun last by today.
+func (at yearly) latest(today time.Time) int {
+	y := today.Year() + 1
+	for at(y).From.After(today) {
+		y--
+	}
+	return y
+}
+
+// over is the year of the last one over by today ("last summer", "last Christmas"): the
+// one before the one going on.
+func (at yearly) over(today time.Time) int {
+	y := at.latest(today)
+	if today.Before(at(y).To) {
+		y--
+	}
+	return y
 }
 
 // partAt reads, at toks[i], the part of a time named after it: "early", "mid" or "late",
