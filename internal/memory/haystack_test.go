@@ -1,12 +1,9 @@
 package memory_test
 
 import (
-	"database/sql"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -122,7 +119,7 @@ func TestLoCoMoHaystack(t *testing.T) {
 		if _, err := db.IndexPending(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		bm25 := haystackBM25(t, msgs)
+		bm25 := bm25Index(t, msgs)
 		end := msgs[len(msgs)-1].Time
 		s := memory.NewSearcher(db, memory.DefaultOptions(), func() time.Time { return end })
 		original := func(ids []mynah.MessageID) []mynah.MessageID {
@@ -153,57 +150,5 @@ func TestLoCoMoHaystack(t *testing.T) {
 		if got, b := recallAt10(rep.ByCategory[cat]), recallAt10(ref.ByCategory[cat]); got < b {
 			t.Errorf("category %d (%s): turn recall@10 = %.3f, below reference BM25's %.3f", cat, locomo.Categories[cat], got, b)
 		}
-	}
-}
-
-// haystackBM25 indexes msgs' text in an FTS5 table of their own (porter stemming) and
-// returns a search of it: the ids of the k best by bm25 of terms OR-ed.
-func haystackBM25(t *testing.T, msgs []mynah.Message) func(terms []string, k int) []mynah.MessageID {
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "bm25.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(`CREATE VIRTUAL TABLE d USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')`); err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range msgs {
-		if _, err := tx.Exec(`INSERT INTO d (rowid, body) VALUES (?, ?)`, int64(m.ID), m.Text); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return func(terms []string, k int) []mynah.MessageID {
-		if len(terms) == 0 {
-			return nil
-		}
-		phrases := make([]string, len(terms))
-		for i, term := range terms {
-			phrases[i] = `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
-		}
-		rows, err := db.Query(`SELECT rowid FROM d WHERE d MATCH ? ORDER BY bm25(d) LIMIT ?`, strings.Join(phrases, " OR "), k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var ids []mynah.MessageID
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, mynah.MessageID(id))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return ids
 	}
 }

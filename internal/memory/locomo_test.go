@@ -260,50 +260,76 @@ func TestLoCoMoAblation(t *testing.T) {
 // question's words without stop words OR-ed, best bm25 first.
 func referenceBM25(tb testing.TB, convs []locomo.Conversation, half string, ks []int) *locomo.Report {
 	tb.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(tb.TempDir(), "bm25.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
 	rep := locomo.NewReport(ks)
 	stop := memory.StopWords()
 	for i, c := range convs {
 		if !locomo.InHalf(half, i, len(convs)) {
 			continue
 		}
-		table := fmt.Sprintf("conv%d", i)
-		if _, err := db.Exec(`CREATE VIRTUAL TABLE ` + table + ` USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')`); err != nil {
-			tb.Fatal(err)
+		msgs := make([]mynah.Message, len(c.Turns))
+		for j, t := range c.Turns {
+			msgs[j] = mynah.Message{ID: t.ID(), Text: t.Text}
 		}
-		for _, t := range c.Turns {
-			if _, err := db.Exec(`INSERT INTO `+table+` (rowid, body) VALUES (?, ?)`, int64(t.ID()), t.Text); err != nil {
-				tb.Fatal(err)
-			}
-		}
+		search := bm25Index(tb, msgs)
 		for _, q := range c.Questions {
-			var phrases []string
-			for _, term := range memory.Terms(q.Text, stop) {
-				phrases = append(phrases, `"`+strings.ReplaceAll(term, `"`, `""`)+`"`)
-			}
-			var ids []mynah.MessageID
-			if len(phrases) > 0 {
-				rows, err := db.Query(`SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? ORDER BY bm25(`+table+`) LIMIT ?`, strings.Join(phrases, " OR "), ks[len(ks)-1])
-				if err != nil {
-					tb.Fatal(err)
-				}
-				for rows.Next() {
-					var id int64
-					if err := rows.Scan(&id); err != nil {
-						tb.Fatal(err)
-					}
-					ids = append(ids, mynah.MessageID(id))
-				}
-				rows.Close()
-			}
-			rep.Add(q, ids)
+			rep.Add(q, search(memory.Terms(q.Text, stop), ks[len(ks)-1]))
 		}
 	}
 	return rep
+}
+
+// bm25Index indexes msgs' text in an FTS5 table of their own (porter stemming), in a
+// database closed when tb ends, and returns a search of it: the ids of the k best by
+// bm25 of terms OR-ed.
+func bm25Index(tb testing.TB, msgs []mynah.Message) func(terms []string, k int) []mynah.MessageID {
+	tb.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(tb.TempDir(), "bm25.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE d USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')`); err != nil {
+		tb.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, m := range msgs {
+		if _, err := tx.Exec(`INSERT INTO d (rowid, body) VALUES (?, ?)`, int64(m.ID), m.Text); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	return func(terms []string, k int) []mynah.MessageID {
+		if len(terms) == 0 {
+			return nil
+		}
+		phrases := make([]string, len(terms))
+		for i, term := range terms {
+			phrases[i] = `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
+		}
+		rows, err := db.Query(`SELECT rowid FROM d WHERE d MATCH ? ORDER BY bm25(d) LIMIT ?`, strings.Join(phrases, " OR "), k)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer rows.Close()
+		var ids []mynah.MessageID
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				tb.Fatal(err)
+			}
+			ids = append(ids, mynah.MessageID(id))
+		}
+		if err := rows.Err(); err != nil {
+			tb.Fatal(err)
+		}
+		return ids
+	}
 }
 
 // TestMayTellLoCoMo: on every turn of LoCoMo, read as of when it was said, mayTell is
