@@ -582,8 +582,7 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return lastWeekday(today, weekdays[w(1)]), 2
 	case isWeekday(t) && i > 0 && (toks[i-1].w == "on" || toks[i-1].alias && toks[i-1].w == "in"): // «у понеділок»
 		if ahead { // "what are we doing on Friday?": the coming one
-			d := today.AddDate(0, 0, (int(weekdays[t])-int(today.Weekday())+6)%7+1)
-			return days(d, 1), 1
+			return nextWeekday(today, weekdays[t]), 1
 		}
 		return lastWeekday(today, weekdays[t]), 1
 	case t == "the" && (w(1) == "year" || w(1) == "month") && i > 1 && toks[i-1].w == "of" && partWord(toks[i-2].w):
@@ -806,6 +805,13 @@ func lastWeekday(today time.Time, wd time.Weekday) Span {
 		back = 7
 	}
 	d := today.AddDate(0, 0, -back)
+	return Span{From: d, To: d.AddDate(0, 0, 1)}
+}
+
+// nextWeekday is the first day after today that falls on wd (a week ahead on the same
+// weekday): "on Friday" of what is still to come.
+func nextWeekday(today time.Time, wd time.Weekday) Span {
+	d := today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1)
 	return Span{From: d, To: d.AddDate(0, 0, 1)}
 }
 
