@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/termcount"
 )
 
 // DB is a mynah.Store on one PostgreSQL database (or one schema of it: the search_path of
@@ -49,6 +50,8 @@ type DB struct {
 	// ownPIDs are the backend process ids of the pool's connections: a notification one
 	// of them sent is this instance's own (see Coordinate).
 	ownPIDs sync.Map // uint32 → struct{}
+	// terms remembers the counts of search terms (see probe).
+	terms termcount.Cache[probeKey]
 
 	closeOnce sync.Once
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/stem"
 	"github.com/mynah-ai/mynah/internal/storecodec"
+	"github.com/mynah-ai/mynah/internal/termcount"
 )
 
 const (
@@ -188,13 +189,13 @@ func entryOf(m *mynah.Message, prev sql.NullString) (string, int) {
 }
 
 // How many matches in the scope make a term common or very common, and how many of the
-// newest matches a query of common terms ranks (see the SQLite store's search.go for why
-// and how they were measured): ranking every match of a term in most messages is what
-// makes a search slow, and its low idf adds little to the ranking.
+// newest matches a query of common terms ranks: the SQLite store's (termcount; see its
+// search.go for why and how they were measured). Ranking every match of a term in most
+// messages is what makes a search slow, and its low idf adds little to the ranking.
 const (
-	commonTerm     = 500
-	veryCommonTerm = 2000
-	recentMatches  = 500
+	commonTerm     = termcount.Common
+	veryCommonTerm = termcount.VeryCommon
+	recentMatches  = termcount.RecentMatches
 )
 
 // SearchHistory returns up to q.Limit of agent's messages matching any of q.Terms, best
@@ -230,8 +231,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
-	sc := searchScope{agent: q.Agent, chat: q.Chat, sender: q.Sender}
-	sc.asOf = q.AsOf
+	sc := searchScope{agent: q.Agent, chat: q.Chat, sender: q.Sender, asOf: q.AsOf, mark: docs}
 	counts, err := db.probe(ctx, sc, terms, parts)
 	if err == nil && q.Typos && !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
 		terms, counts, err = db.correct(ctx, sc, q.Terms, parts)
@@ -423,6 +423,9 @@ type searchScope struct {
 	// each: no range of ids stands for a time where a chat's ids do not follow its times
 	// (an import's ids are its file's).
 	asOf time.Time
+	// mark is the count of entries in the agent's chat (every chat of the agent) when the
+	// search began: it grows with each message indexed (see termcount.Cache).
+	mark int64
 }
 
 // where returns the scope's conditions on message_search, numbering its parameters from
@@ -506,24 +509,60 @@ func (db *DB) correct(ctx context.Context, sc searchScope, words, parts []string
 }
 
 // probe counts each term's matches in the scope, up to veryCommonTerm: it tells a
-// selective term from a common one at a cost bounded by that.
+// selective term from a common one at a cost bounded by that. A count probed before is
+// remembered while it still decides the same (termcount.Cache, the mark being the scope's
+// count of entries, sc.mark), so a chat's usual words are counted once: PostgreSQL
+// fetches and rechecks a heap row for each match it counts.
 func (db *DB) probe(ctx context.Context, sc searchScope, terms []queryTerm, parts []string) ([]int64, error) {
-	cond, args := sc.where(3)
-	queries := make([]string, len(terms))
+	counts := make([]int64, len(terms))
+	keys := make([]probeKey, len(terms))
+	var queries []string
+	var missing []int
 	for i, t := range terms {
-		queries[i] = tsquery([]queryTerm{t}, parts)
+		keys[i] = sc.probeKey(tsquery([]queryTerm{t}, parts))
+		var ok bool
+		if counts[i], ok = db.terms.Get(keys[i], sc.mark); !ok {
+			queries, missing = append(queries, keys[i].query), append(missing, i)
+		}
 	}
+	if len(queries) == 0 {
+		return counts, nil
+	}
+	cond, args := sc.where(3)
 	sql := `SELECT (SELECT count(*) FROM (SELECT 1 FROM message_search WHERE ` + cond + ` AND doc @@ t.q::tsquery LIMIT $2) x)
 		FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`
 	rows, err := db.pool.Query(ctx, sql, append([]any{queries, veryCommonTerm}, args...)...)
 	if err != nil {
 		return nil, err
 	}
-	return scanAll(rows, func(s scanner) (int64, error) {
+	probed, err := scanAll(rows, func(s scanner) (int64, error) {
 		var n int64
 		err := s.Scan(&n)
 		return n, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range missing {
+		counts[i] = probed[j]
+		db.terms.Put(keys[i], probed[j], sc.mark)
+	}
+	return counts, nil
+}
+
+// probeKey is a term's probe: its tsquery in a scope.
+type probeKey struct {
+	agent                           string
+	chat, sender, first, last, asOf int64
+	query                           string
+}
+
+func (s searchScope) probeKey(query string) probeKey {
+	k := probeKey{agent: s.agent, chat: int64(s.chat), sender: int64(s.sender), first: s.first, last: s.last, query: query}
+	if !s.asOf.IsZero() {
+		k.asOf = s.asOf.UnixMilli()
+	}
+	return k
 }
 
 // scoredEntry is one ranked entry of an index.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/termcount"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -47,7 +48,7 @@ type DB struct {
 	stmts *stmts
 	now   func() time.Time
 	lock  *os.File // held by OpenExclusive until Close; nil after Open
-	terms termCounts
+	terms termcount.Cache[termKey]
 
 	commits committer // runs every write transaction (commit.go)
 

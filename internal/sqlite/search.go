@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/termcount"
 )
 
 // The history index (migration 0005) keys each message as scope << 31 | message_id, where
@@ -431,10 +431,11 @@ func (s keyScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.
 // The price is paid in the largest chats: BenchmarkSearch's CPU a search 5.3-6.0 ->
 // 7.7-8.6 ms, p95 8.8-10.5 -> 13.7-14.7 ms; mynah memory search on 100,000 messages p50
 // unchanged (74-80 ms), p95 88-105 -> 98-119 ms.
+// The thresholds are termcount's, shared with the PostgreSQL store.
 const (
-	commonTerm     = 500
-	veryCommonTerm = 20000
-	recentMatches  = 500
+	commonTerm     = termcount.Common
+	veryCommonTerm = termcount.VeryCommon
+	recentMatches  = termcount.RecentMatches
 )
 
 // termsByCount returns terms (corrected: below), those with at least one and fewer than
@@ -443,7 +444,7 @@ const (
 // is common or very common, so that not all its matches are ranked. A term that matches nothing is
 // neither: narrowing the query to it would find nothing ("Havells grooming kit" with no
 // "grooming" anywhere). Each probe stops at veryCommonTerm matches, so it costs at most
-// that; its count is remembered (see termCounts) while it still decides the same, so a
+// that; its count is remembered (see termcount.Cache) while it still decides the same, so a
 // chat's usual words are probed once. With typos, when no term matches anything, the
 // longest are replaced by their corrections (see correctAll).
 func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64, typos bool) (corrected, rare, common []string, partial bool, err error) {
@@ -475,74 +476,28 @@ func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, ma
 }
 
 // count returns how many matches term has in cols of the scope, up to veryCommonTerm:
-// probed, or remembered from an earlier probe (see termCounts).
+// probed, or remembered from an earlier probe (see termcount.Cache; the mark is the
+// index's, see indexPending).
 func (db *DB) count(ctx context.Context, term string, cols []string, lo, hi, mark int64) (int, error) {
 	m := matchExpr([]string{term}, cols)
 	if m == "" {
 		return 0, nil
 	}
 	key := termKey{lo: lo, hi: hi, match: m}
-	n, ok := db.terms.get(key, mark)
+	n, ok := db.terms.Get(key, mark)
 	if !ok {
 		if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, veryCommonTerm).Scan(&n); err != nil {
 			return 0, err
 		}
-		db.terms.put(key, n, mark)
+		db.terms.Put(key, n, mark)
 	}
-	return n, nil
+	return int(n), nil
 }
 
 // termKey is a term's probe: its match expression in a scope.
 type termKey struct {
 	lo, hi int64
 	match  string
-}
-
-type termCount struct {
-	n    int   // matches, up to veryCommonTerm
-	mark int64 // the index's mark when counted (see indexPending)
-}
-
-// termCounts remembers how many matches terms have in scopes. A count stays true enough to
-// decide by as long as the messages indexed since cannot have changed the decision: a
-// very common term stays very common (messages are not deleted from the index, and an
-// edit replaces one entry with one), and a term with n matches stays rare (or common)
-// while fewer than commonTerm - n (veryCommonTerm - n) messages were indexed since (the
-// mark grows by at least one for each); which common term is the least common may be
-// off by those.
-// A term that matched nothing is probed again after any new message. It holds at most
-// maxTermCounts counts, forgetting all of them when full. It is safe for concurrent use.
-type termCounts struct {
-	mu     sync.Mutex
-	counts map[termKey]termCount
-}
-
-const maxTermCounts = 10_000
-
-func (c *termCounts) get(k termKey, mark int64) (int, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	tc, ok := c.counts[k]
-	switch {
-	case !ok:
-		return 0, false
-	case tc.n >= veryCommonTerm:
-		return tc.n, true
-	case tc.n == 0:
-		return 0, mark == tc.mark
-	case tc.n >= commonTerm:
-		return tc.n, int64(tc.n)+mark-tc.mark < veryCommonTerm
-	}
-	return tc.n, int64(tc.n)+mark-tc.mark < commonTerm
-}
-
-func (c *termCounts) put(k termKey, n int, mark int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.counts == nil || len(c.counts) >= maxTermCounts {
-		c.counts = make(map[termKey]termCount)
-	}
-	c.counts[k] = termCount{n: n, mark: mark}
 }
 
 // searchRange returns the index keys of agent's chat, or of all agent's chats when chat is

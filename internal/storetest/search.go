@@ -62,6 +62,10 @@ func testSearchLive(t *testing.T, b Backend) {
 	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"nothing", "here"}}); len(got) != 0 {
 		t.Errorf("search for absent words found %v", got)
 	}
+	post(t, s, agentA, message(group, 4, "nothing is here yet"))
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"nothing", "here"}}); !slices.Equal(got, []mynah.MessageID{4}) {
+		t.Errorf("search for words absent before a new message found %v, want [4]", got)
+	}
 	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: nil}); len(got) != 0 {
 		t.Errorf("search without terms found %v", got)
 	}
@@ -185,11 +189,24 @@ func testSearchEdits(t *testing.T, b Backend) {
 	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"lunch"}}); !slices.Equal(got, []mynah.MessageID{1}) {
 		t.Fatalf("before the edit %v match lunch, want [1]", got)
 	}
+	// Each new word is searched for right before the edit that brings it in, alone and
+	// beside a word that matches: a store that remembers how many messages hold a word
+	// must not go on finding nothing.
+	absent := func(word string) {
+		t.Helper()
+		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{word}}); len(got) != 0 {
+			t.Fatalf("before the edit %v match %s", got, word)
+		}
+	}
+	absent("dinner")
 	edit := *m
 	edit.Text, edit.Edited = "dinner at eight", at(60)
 	accept(t, s, agentA, 77, mynah.Intake{Chat: group, Message: &edit, Edit: true})
 	m2 := message(group, 2, "breakfast at seven")
 	post(t, s, agentA, m2)
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"dinner", "brunch"}}); !slices.Equal(got, []mynah.MessageID{1}) {
+		t.Fatalf("before the edit %v match dinner or brunch, want [1]", got)
+	}
 	edit2 := *m2
 	edit2.Text, edit2.Edited = "brunch at ten", at(61)
 	accept(t, s, agentA, 78, mynah.Intake{Chat: group, Message: &edit2, Edit: true})
@@ -203,6 +220,9 @@ func testSearchEdits(t *testing.T, b Backend) {
 	}
 	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"brunch"}}); !slices.Equal(got, []mynah.MessageID{2}) {
 		t.Errorf("after an edit before indexing the new text matches %v, want [2]", got)
+	}
+	if got := search(t, s, mynah.SearchQuery{Agent: agentA, Terms: []string{"dinner", "brunch"}}); !slices.Equal(sorted(got), []mynah.MessageID{1, 2}) {
+		t.Errorf("after the edits %v match dinner or brunch, want [1 2]", got)
 	}
 }
 

@@ -1,0 +1,42 @@
+package termcount_test
+
+import (
+	"testing"
+
+	"github.com/mynah-ai/mynah/internal/termcount"
+)
+
+// A remembered count decides until enough messages were indexed since to change its
+// decision, and never after the scope lost messages; that a word matched nothing is not
+// remembered.
+func TestCacheKeepsWhatStillDecides(t *testing.T) {
+	var c termcount.Cache[string]
+	if _, ok := c.Get("heron", 10); ok {
+		t.Fatal("a count never probed was remembered")
+	}
+	c.Put("heron", 3, 100)
+	c.Put("none", 0, 100)
+	c.Put("walk", termcount.Common+10, 100)
+	c.Put("the", termcount.VeryCommon, 100)
+	for _, tc := range []struct {
+		term string
+		mark int64
+		want bool
+	}{
+		{"heron", 100, true},
+		{"heron", 100 + termcount.Common - 4, true}, // 3 + 496 new: still fewer than Common
+		{"heron", 100 + termcount.Common - 3, false},
+		{"heron", 99, false}, // messages were deleted since
+		{"none", 100, false}, // an edit may have brought it in
+		{"walk", 100 + termcount.VeryCommon - termcount.Common - 11, true},
+		{"walk", 100 + termcount.VeryCommon - termcount.Common - 10, false},
+		{"the", 1 << 40, true}, // very common stays very common
+	} {
+		if _, ok := c.Get(tc.term, tc.mark); ok != tc.want {
+			t.Errorf("Get(%q, %d) decides = %v, want %v", tc.term, tc.mark, ok, tc.want)
+		}
+	}
+	if n, _ := c.Get("walk", 100); n != termcount.Common+10 {
+		t.Errorf("Get(walk) = %d, want %d", n, termcount.Common+10)
+	}
+}
