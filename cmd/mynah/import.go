@@ -15,6 +15,7 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
+	"github.com/mynah-ai/mynah/internal/postgres"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/telegram/tgexport"
 )
@@ -205,14 +206,21 @@ func runImport(ctx context.Context, f importFlags, chat mynah.Chat, src ingest.S
 		return err
 	}
 	// SQLite's search index takes the new messages now, with its own bar, so that no
-	// search later waits minutes for the backlog (PostgreSQL indexed them as it stored them).
-	if db, ok := db.(*sqlite.DB); ok {
+	// search later waits minutes for the backlog. PostgreSQL indexed them as it stored
+	// them; its planner learns of them now, or a search planned before autovacuum comes
+	// round reads the chat row by row (Analyze).
+	switch db := db.(type) {
+	case *sqlite.DB:
 		prog = newProgress(stderr, "indexing for search")
 		_, err = db.IndexPendingFunc(ctx, prog.report)
 		prog.done()
-		if err != nil {
-			return err
+	case *postgres.DB:
+		if st.Added > 0 {
+			err = db.Analyze(ctx)
 		}
+	}
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "imported %d new messages into chat %d of %s (%d already stored", st.Added, chat.ID, a.Name, st.Valid-st.Added)
 	if st.Bad > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/ingest"
@@ -68,6 +71,52 @@ func TestImportIndexes(t *testing.T) {
 	defer db.Close()
 	if n, err := db.IndexPending(t.Context()); err != nil || n != 0 {
 		t.Errorf("after import, %d messages were still waiting for the search index (%v), want 0", n, err)
+	}
+}
+
+// TestImportAnalyzesOnPostgres: an import into PostgreSQL leaves the planner's statistics
+// of the messages and their search entries gathered, so that the first searches after it
+// are planned knowing the chat's size, not row by row until autovacuum comes round.
+func TestImportAnalyzesOnPostgres(t *testing.T) {
+	h := newHarness(t, harnessOptions{YAML: "store: " + testPostgres(t) + "\n"})
+	path := filepath.Join(t.TempDir(), "chat.jsonl")
+	var b strings.Builder
+	for i := 1; i <= 200; i++ {
+		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-01T18:30:00Z", "sender_id": 1001, "sender_name": "Alice", "text": "message number %d about bees"}`+"\n", i, i)
+	}
+	write(t, path, b.String())
+	conn, err := pgx.Connect(t.Context(), h.pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	analyzed := func() map[string]bool {
+		t.Helper()
+		rows, err := conn.Query(t.Context(), `SELECT relname, last_analyze IS NOT NULL FROM pg_stat_user_tables
+			WHERE schemaname = current_schema() AND relname IN ('messages', 'message_search')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for rows.Next() {
+			var name string
+			var ok bool
+			if err := rows.Scan(&name, &ok); err != nil {
+				t.Fatal(err)
+			}
+			out[name] = ok
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
+	if got := analyzed(); !got["messages"] || !got["message_search"] {
+		t.Errorf("after the import, analyzed = %v; want messages and message_search analyzed", got)
+	}
+	if out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "1001", "-q", "message number 117"); !strings.Contains(out, "#117") {
+		t.Errorf("search after the import:\n%s\nwant message #117", out)
 	}
 }
 

@@ -54,10 +54,16 @@ func (db *DB) Rebuild(ctx context.Context, progress func(done, total int)) error
 	if _, err := db.pool.Exec(ctx, recountSearch); err != nil {
 		return fail(ctx, err, "count the search entries")
 	}
-	// The planner's statistics, now rather than when autovacuum comes round: a search
-	// planned without them may read a big chat row by row.
+	return db.Analyze(ctx)
+}
+
+// Analyze gathers the planner's statistics of the tables a copy or an import fills, now
+// rather than when autovacuum comes round: a search planned without them may read a big
+// chat row by row. Right after importing 100,000 messages, a mynah memory search took
+// 680-780 ms without them and ~195 ms with them; gathering them took 0.7 s.
+func (db *DB) Analyze(ctx context.Context) error {
 	if _, err := db.pool.Exec(ctx, `ANALYZE messages, message_search, turns, outbox, chats, users`); err != nil {
-		return fail(ctx, err, "analyze the copied tables")
+		return fail(ctx, err, "gather the planner's statistics")
 	}
 	return nil
 }
