@@ -188,16 +188,6 @@ func entryOf(m *mynah.Message, prev sql.NullString) (string, int) {
 	return buildDoc(docPart{body, bodyPart}, docPart{context, contextPart}, docPart{previous, previousPart})
 }
 
-// How many matches in the scope make a term common or very common, and how many of the
-// newest matches a query of common terms ranks: the SQLite store's (termcount; see its
-// search.go for why and how they were measured). Ranking every match of a term in most
-// messages is what makes a search slow, and its low idf adds little to the ranking.
-const (
-	commonTerm     = termcount.Common
-	veryCommonTerm = termcount.VeryCommon
-	recentMatches  = termcount.RecentMatches
-)
-
 // SearchHistory returns up to q.Limit of agent's messages matching any of q.Terms, best
 // BM25 score first, with the SQLite store's tokens, stems, weights and scoring (see
 // searchdoc.go). No query syntax reaches PostgreSQL: terms become lexemes. As in the
@@ -249,7 +239,7 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 			terms, counts = append(terms, boost...), append(counts, n...) // nothing else to meet: searched as Terms
 		default:
 			for i, t := range boost {
-				if n[i] > 0 && n[i] < veryCommonTerm {
+				if n[i] > 0 && n[i] < termcount.VeryCommon {
 					b.terms, b.idf = append(b.terms, t), append(b.idf, n[i])
 				}
 			}
@@ -293,8 +283,9 @@ type boosting struct {
 }
 
 // rankTerms scores the entries of the scope sc that match terms, best first: counts are
-// the terms' matches in sc, which split them into rare, common and very common, and idf
-// their matches in the search's whole scope, which weigh them. As SearchHistory says, the
+// the terms' matches in sc, which split them into rare, common and very common
+// (termcount.Split), and idf their matches in the search's whole scope, which weigh them.
+// As SearchHistory says, the
 // entries with a rare term are ranked by every term but the very common ones, and a search
 // of common terms alone ranks the newest matches of any and of the least common meeting
 // another. The boost terms weigh in every ranking, and the entries where they meet a
@@ -302,21 +293,14 @@ type boosting struct {
 // every match of every term was ranked.
 func (db *DB) rankTerms(ctx context.Context, sc searchScope, terms []queryTerm, counts, idf []int64, b boosting, parts []string, scorer func([]int64) *bm25) (scored []scoredEntry, partial bool, err error) {
 	var rare, common []queryTerm
-	var rareIDF, commonIDF, commonCounts []int64
-	for i, t := range terms {
-		switch n := counts[i]; {
-		case n == 0:
-		case n >= veryCommonTerm:
-			partial = true
-		case n < commonTerm:
-			rare, rareIDF = append(rare, t), append(rareIDF, idf[i])
-		default:
-			j, _ := slices.BinarySearch(commonCounts, n)
-			common, commonCounts = slices.Insert(common, j, t), slices.Insert(commonCounts, j, n)
-			commonIDF = slices.Insert(commonIDF, j, idf[i])
-		}
+	var rareIDF, commonIDF []int64
+	rareAt, commonAt, partial := termcount.Split(counts)
+	for _, i := range rareAt {
+		rare, rareIDF = append(rare, terms[i]), append(rareIDF, idf[i])
 	}
-	partial = partial || len(common) > 0
+	for _, i := range commonAt {
+		common, commonIDF = append(common, terms[i]), append(commonIDF, idf[i])
+	}
 	var met []scoredEntry
 	switch {
 	case len(rare) > 0:
@@ -334,15 +318,15 @@ func (db *DB) rankTerms(ctx context.Context, sc searchScope, terms []queryTerm, 
 		scored, err = db.rank(ctx, sc, tsquery(terms, parts), slices.Concat(terms, b.terms), parts, 0, scorer(slices.Concat(idf, b.idf)))
 	default:
 		s, scoring := scorer(slices.Concat(idf, b.idf)), slices.Concat(terms, b.terms)
-		scored, err = db.rank(ctx, sc, tsquery(terms, parts), scoring, parts, recentMatches, s)
+		scored, err = db.rank(ctx, sc, tsquery(terms, parts), scoring, parts, termcount.RecentMatches, s)
 		if err == nil && len(common) > 1 {
 			both := "(" + tsquery(common[:1], parts) + ") & (" + tsquery(common[1:], parts) + ")"
-			met, err = db.rank(ctx, sc, both, scoring, parts, recentMatches, s)
+			met, err = db.rank(ctx, sc, both, scoring, parts, termcount.RecentMatches, s)
 			scored = mergeScored(scored, met)
 		}
 		if err == nil && len(b.terms) > 0 {
 			both := "(" + tsquery(terms, parts) + ") & (" + tsquery(b.terms, parts) + ")"
-			met, err = db.rank(ctx, sc, both, scoring, parts, recentMatches, s)
+			met, err = db.rank(ctx, sc, both, scoring, parts, termcount.RecentMatches, s)
 			scored = mergeScored(scored, met)
 		}
 		partial = true
@@ -508,7 +492,7 @@ func (db *DB) correct(ctx context.Context, sc searchScope, words, parts []string
 	return terms, counts, nil
 }
 
-// probe counts each term's matches in the scope, up to veryCommonTerm: it tells a
+// probe counts each term's matches in the scope, up to termcount.VeryCommon: it tells a
 // selective term from a common one at a cost bounded by that. A count probed before is
 // remembered while it still decides the same (termcount.Cache, the mark being the scope's
 // count of entries, sc.mark), so a chat's usual words are counted once: PostgreSQL
@@ -531,7 +515,7 @@ func (db *DB) probe(ctx context.Context, sc searchScope, terms []queryTerm, part
 	cond, args := sc.where(3)
 	sql := `SELECT (SELECT count(*) FROM (SELECT 1 FROM message_search WHERE ` + cond + ` AND doc @@ t.q::tsquery LIMIT $2) x)
 		FROM unnest($1::text[]) WITH ORDINALITY AS t(q, i) ORDER BY t.i`
-	rows, err := db.pool.Query(ctx, sql, append([]any{queries, veryCommonTerm}, args...)...)
+	rows, err := db.pool.Query(ctx, sql, append([]any{queries, termcount.VeryCommon}, args...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -192,14 +192,14 @@ func (db *DB) rankKeys(ctx context.Context, w []any, f filter, rare, common, boo
 		if len(common) > 0 {
 			match = matchExpr(common, cols)
 		}
-		err = r.add(ctx, recent, f.args(w, match, lo, hi, recentMatches, limit)...)
+		err = r.add(ctx, recent, f.args(w, match, lo, hi, termcount.RecentMatches, limit)...)
 		if err == nil && len(common) > 1 {
 			both := "(" + matchExpr(common[:1], cols) + ") AND (" + matchExpr(common[1:], cols) + ")"
-			err = r.add(ctx, recent, f.args(w, both, lo, hi, recentMatches, limit)...)
+			err = r.add(ctx, recent, f.args(w, both, lo, hi, termcount.RecentMatches, limit)...)
 		}
 		if err == nil && len(boost) > 0 {
 			both := "(" + match + ") AND (" + matchExpr(boost, cols) + ")"
-			err = r.add(ctx, recent, f.args(w, both, lo, hi, recentMatches, limit)...)
+			err = r.add(ctx, recent, f.args(w, both, lo, hi, termcount.RecentMatches, limit)...)
 		}
 	}
 	if err != nil {
@@ -415,11 +415,12 @@ func (s keyScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.
 // SearchHistory), which gives those messages their whole BM25 score at the cost of the
 // meetings alone; a very common one (in a fifth of a chat of 100,000 messages) is left
 // out, a stop word found in the data rather than listed. A query made only of common
-// terms ranks the newest recentMatches matches of any of them and of the least common
-// meeting another: such a query says little, and in a chat the newest matches are the
-// likely ones. Scopes below commonTerm messages, the usual chat, are searched exactly.
+// terms ranks the newest termcount.RecentMatches matches of any of them and of the least
+// common meeting another: such a query says little, and in a chat the newest matches are
+// the likely ones. Scopes below termcount.Common messages, the usual chat, are searched
+// exactly.
 //
-// veryCommonTerm was 2,000 (2% of 100,000 messages): fast, but in a long chat-assistant
+// termcount.VeryCommon was 2,000 (2% of 100,000 messages): fast, but in a long chat-assistant
 // history, where an answer of 400 words holds 200 different words, a question's telling
 // words ("paint", "birthday") are in 2% of the messages, and were dropped. Each LoCoMo
 // conversation hidden in 100,000 messages of the others, spoken by its own two speakers
@@ -431,54 +432,41 @@ func (s keyScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.
 // The price is paid in the largest chats: BenchmarkSearch's CPU a search 5.3-6.0 ->
 // 7.7-8.6 ms, p95 8.8-10.5 -> 13.7-14.7 ms; mynah memory search on 100,000 messages p50
 // unchanged (74-80 ms), p95 88-105 -> 98-119 ms.
-// The thresholds are termcount's, shared with the PostgreSQL store.
-const (
-	commonTerm     = termcount.Common
-	veryCommonTerm = termcount.VeryCommon
-	recentMatches  = termcount.RecentMatches
-)
+// The thresholds are termcount's (Common, VeryCommon, RecentMatches), shared with the
+// PostgreSQL store.
 
-// termsByCount returns terms (corrected: below), those with at least one and fewer than
-// commonTerm matches in cols of the scope (rare), and those with at least commonTerm and
-// fewer than veryCommonTerm (common), least common first; partial is true when some term
-// is common or very common, so that not all its matches are ranked. A term that matches nothing is
-// neither: narrowing the query to it would find nothing ("Havells grooming kit" with no
-// "grooming" anywhere). Each probe stops at veryCommonTerm matches, so it costs at most
-// that; its count is remembered (see termcount.Cache) while it still decides the same, so a
-// chat's usual words are probed once. With typos, when no term matches anything, the
-// longest are replaced by their corrections (see correctAll).
+// termsByCount returns terms (corrected: below), the rare and the common ones (least
+// common first), and whether some are common or very common, by their matches in cols of
+// the scope (termcount.Split). Each probe stops at termcount.VeryCommon matches, so it
+// costs at most that; its count is remembered (see termcount.Cache) while it still
+// decides the same, so a chat's usual words are probed once. With typos, when no term
+// matches anything, the longest are replaced by their corrections (see correctAll).
 func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64, typos bool) (corrected, rare, common []string, partial bool, err error) {
-	counts := make([]int, len(terms))
+	counts := make([]int64, len(terms))
 	for i, t := range terms {
 		if counts[i], err = db.count(ctx, t, cols, lo, hi, mark); err != nil {
 			return nil, nil, nil, false, err
 		}
 	}
-	if typos && !slices.ContainsFunc(counts, func(n int) bool { return n > 0 }) {
+	if typos && !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
 		if terms, counts, err = db.correctAll(ctx, terms, cols, lo, hi, mark); err != nil {
 			return nil, nil, nil, false, err
 		}
 	}
-	var commonCounts []int
-	for i, t := range terms {
-		switch n := counts[i]; {
-		case n == 0:
-		case n >= veryCommonTerm:
-			partial = true
-		case n < commonTerm:
-			rare = append(rare, t)
-		default:
-			j, _ := slices.BinarySearch(commonCounts, n)
-			commonCounts, common = slices.Insert(commonCounts, j, n), slices.Insert(common, j, t)
-		}
+	rareAt, commonAt, partial := termcount.Split(counts)
+	for _, i := range rareAt {
+		rare = append(rare, terms[i])
 	}
-	return terms, rare, common, partial || len(common) > 0, nil
+	for _, i := range commonAt {
+		common = append(common, terms[i])
+	}
+	return terms, rare, common, partial, nil
 }
 
-// count returns how many matches term has in cols of the scope, up to veryCommonTerm:
+// count returns how many matches term has in cols of the scope, up to termcount.VeryCommon:
 // probed, or remembered from an earlier probe (see termcount.Cache; the mark is the
 // index's, see indexPending).
-func (db *DB) count(ctx context.Context, term string, cols []string, lo, hi, mark int64) (int, error) {
+func (db *DB) count(ctx context.Context, term string, cols []string, lo, hi, mark int64) (int64, error) {
 	m := matchExpr([]string{term}, cols)
 	if m == "" {
 		return 0, nil
@@ -486,12 +474,12 @@ func (db *DB) count(ctx context.Context, term string, cols []string, lo, hi, mar
 	key := termKey{lo: lo, hi: hi, match: m}
 	n, ok := db.terms.Get(key, mark)
 	if !ok {
-		if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, veryCommonTerm).Scan(&n); err != nil {
+		if err := db.stmts.probe.QueryRowContext(ctx, m, lo, hi, termcount.VeryCommon).Scan(&n); err != nil {
 			return 0, err
 		}
 		db.terms.Put(key, n, mark)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // termKey is a term's probe: its match expression in a scope.

@@ -23,8 +23,8 @@ import (
 
 // correctAll returns terms with those stem.Typos picks replaced by their corrections where
 // they have one, and the terms' counts.
-func (db *DB) correctAll(ctx context.Context, terms, cols []string, lo, hi, mark int64) ([]string, []int, error) {
-	terms, counts := slices.Clone(terms), make([]int, len(terms))
+func (db *DB) correctAll(ctx context.Context, terms, cols []string, lo, hi, mark int64) ([]string, []int64, error) {
+	terms, counts := slices.Clone(terms), make([]int64, len(terms))
 	for _, i := range stem.Typos(terms) {
 		v, n, err := db.correct(ctx, terms[i], cols, lo, hi, mark)
 		if err != nil {
@@ -41,8 +41,8 @@ func (db *DB) correctAll(ctx context.Context, terms, cols []string, lo, hi, mark
 // and their count; 0 when there is none. Most words that match nothing are new, not
 // mistyped, so the variants are first asked in groups, one query of typoGroup words OR-ed
 // each that stops at the first match: a miss costs a few queries, not hundreds.
-func (db *DB) correct(ctx context.Context, term string, cols []string, lo, hi, mark int64) (string, int, error) {
-	best, most := "", 0
+func (db *DB) correct(ctx context.Context, term string, cols []string, lo, hi, mark int64) (string, int64, error) {
+	best, most := "", int64(0)
 	for group := range slices.Chunk(stem.Edits(term), typoGroup) {
 		var any int
 		if err := db.stmts.probe.QueryRowContext(ctx, matchExpr(group, cols), lo, hi, 1).Scan(&any); err != nil {

@@ -5,7 +5,10 @@
 // in internal/sqlite's search.go.
 package termcount
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // How many matches in a search's scope make a term common or very common, and how many
 // of the newest matches a query of common terms alone ranks. A rare term's matches are
@@ -16,6 +19,29 @@ const (
 	VeryCommon    = 20000
 	RecentMatches = 500
 )
+
+// Split sorts a search's terms by counts, their matches in its scope (a count each, in
+// the terms' order): the indexes of the rare terms (at least one match, fewer than
+// Common), in order, and of the common ones (fewer than VeryCommon), least common first.
+// partial is true when some term is common or very common, so that not all its matches
+// are ranked. A term that matches nothing is neither: narrowing a query to it would find
+// nothing ("Havells grooming kit" with no "grooming" anywhere).
+func Split(counts []int64) (rare, common []int, partial bool) {
+	var commonCounts []int64
+	for i, n := range counts {
+		switch {
+		case n <= 0:
+		case n >= VeryCommon:
+			partial = true
+		case n < Common:
+			rare = append(rare, i)
+		default:
+			j, _ := slices.BinarySearch(commonCounts, n)
+			commonCounts, common = slices.Insert(commonCounts, j, n), slices.Insert(common, j, i)
+		}
+	}
+	return rare, common, partial || len(common) > 0
+}
 
 // Cache remembers how many matches terms have in scopes, each count with the mark its
 // store had when it probed it: a number that grows by at least one with each message

@@ -1,6 +1,7 @@
 package termcount_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mynah-ai/mynah/internal/termcount"
@@ -38,5 +39,21 @@ func TestCacheKeepsWhatStillDecides(t *testing.T) {
 	}
 	if n, _ := c.Get("walk", 100); n != termcount.Common+10 {
 		t.Errorf("Get(walk) = %d, want %d", n, termcount.Common+10)
+	}
+}
+
+// Split keeps the rare words in order and puts the common ones least common first; a word
+// that matches nothing is neither, and only a common or very common word makes the search
+// partial.
+func TestSplit(t *testing.T) {
+	rare, common, partial := termcount.Split([]int64{termcount.Common + 50, 3, 0, termcount.VeryCommon, termcount.Common, 1})
+	if !slices.Equal(rare, []int{1, 5}) || !slices.Equal(common, []int{4, 0}) || !partial {
+		t.Errorf("Split = %v, %v, %v; want [1 5], [4 0], true", rare, common, partial)
+	}
+	if rare, common, partial := termcount.Split([]int64{2, 0, 7}); !slices.Equal(rare, []int{0, 2}) || common != nil || partial {
+		t.Errorf("Split of rare words = %v, %v, %v; want [0 2], [], false", rare, common, partial)
+	}
+	if _, _, partial := termcount.Split([]int64{termcount.VeryCommon + 1}); !partial {
+		t.Error("a very common word alone did not make the search partial")
 	}
 }
