@@ -120,6 +120,11 @@ func TestMemorySearchCLI(t *testing.T) {
 	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {
 		t.Errorf("a search for the dnetist found:\n%s\nwant the dentist's messages 4 and 5", out)
 	}
+	// Beside a word that matches, a word with two letters swapped is read as the chat's word.
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "filling at the dnetist", "-k", "2")
+	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {
+		t.Errorf("a search for filling at the dnetist found:\n%s\nwant the dentist's messages 4 and 5", out)
+	}
 	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir, "-q", "x", "--at", "next tuesday"); code == 0 || !strings.Contains(out, "--at") {
 		t.Errorf("a bad --at: exit %d\n%s", code, out)
 	}

@@ -223,8 +223,8 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	}
 	sc := searchScope{agent: q.Agent, chat: q.Chat, sender: q.Sender, asOf: q.AsOf, mark: docs}
 	counts, err := db.probe(ctx, sc, terms, parts)
-	if err == nil && q.Typos && !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
-		terms, counts, err = db.correct(ctx, sc, q.Terms, parts)
+	if err == nil && q.Typos && slices.Contains(counts, 0) {
+		terms, counts, err = db.correct(ctx, sc, q.Terms, terms, counts, parts)
 	}
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
@@ -466,16 +466,34 @@ func (s searchScope) exact(next int) (string, []any) {
 	return cond, args
 }
 
-// correct returns, for a search whose words match nothing, the corrections of the words
-// stem.Typos picks: of each, the word one edit away (stem.Edits) with the most matches in
-// the scope, all of a word's edits counted in one query; and their counts. A word with
-// no such edit is left out (it matched nothing).
-func (db *DB) correct(ctx context.Context, sc searchScope, words, parts []string) ([]queryTerm, []int64, error) {
-	var terms []queryTerm
-	var counts []int64
-	for _, i := range stem.Typos(words) {
-		edits := queryTerms(stem.Edits(words[i]))
-		n, err := db.probe(ctx, sc, edits, parts)
+// correct returns a search's terms and their counts with corrections for the words
+// stem.Typos picks of those none of whose terms matches anything: of each, the edit with
+// the most matches in the scope, all of a word's edits counted in one query. When no term
+// matches anything, the edits are the word's stem.Edits and the terms the corrections
+// alone (a word with none matched nothing); when some do, the edits are its stem.Swaps
+// and the corrections are added to the terms (see the SQLite store's Typos).
+func (db *DB) correct(ctx context.Context, sc searchScope, words []string, terms []queryTerm, counts []int64, parts []string) ([]queryTerm, []int64, error) {
+	matched := map[string]bool{}
+	for i, t := range terms {
+		if counts[i] > 0 {
+			matched[strings.Join(t, " ")] = true
+		}
+	}
+	edits := stem.Edits
+	if len(matched) > 0 {
+		edits, terms, counts = stem.Swaps, slices.Clone(terms), slices.Clone(counts)
+	} else {
+		terms, counts = nil, nil
+	}
+	unmatched := make([]string, len(words))
+	for i, w := range words {
+		if !slices.ContainsFunc(queryTerms([]string{w}), func(t queryTerm) bool { return matched[strings.Join(t, " ")] }) {
+			unmatched[i] = w
+		}
+	}
+	for _, i := range stem.Typos(unmatched) {
+		variants := queryTerms(edits(words[i]))
+		n, err := db.probe(ctx, sc, variants, parts)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -485,8 +503,8 @@ func (db *DB) correct(ctx context.Context, sc searchScope, words, parts []string
 				best = j
 			}
 		}
-		if best >= 0 {
-			terms, counts = append(terms, edits[best]), append(counts, n[best])
+		if best >= 0 && !slices.ContainsFunc(terms, func(t queryTerm) bool { return slices.Equal(t, variants[best]) }) {
+			terms, counts = append(terms, variants[best]), append(counts, n[best])
 		}
 	}
 	return terms, counts, nil

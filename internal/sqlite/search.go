@@ -439,8 +439,8 @@ func (s keyScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.
 // common first), and whether some are common or very common, by their matches in cols of
 // the scope (termcount.Split). Each probe stops at termcount.VeryCommon matches, so it
 // costs at most that; its count is remembered (see termcount.Cache) while it still
-// decides the same, so a chat's usual words are probed once. With typos, when no term
-// matches anything, the longest are replaced by their corrections (see correctAll).
+// decides the same, so a chat's usual words are probed once. With typos, the longest
+// terms that match nothing are replaced by their corrections (see correctAll).
 func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, mark int64, typos bool) (corrected, rare, common []string, partial bool, err error) {
 	counts := make([]int64, len(terms))
 	for i, t := range terms {
@@ -448,8 +448,8 @@ func (db *DB) termsByCount(ctx context.Context, terms, cols []string, lo, hi, ma
 			return nil, nil, nil, false, err
 		}
 	}
-	if typos && !slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
-		if terms, counts, err = db.correctAll(ctx, terms, cols, lo, hi, mark); err != nil {
+	if typos && slices.Contains(counts, 0) {
+		if terms, counts, err = db.correctAll(ctx, terms, counts, cols, lo, hi, mark); err != nil {
 			return nil, nil, nil, false, err
 		}
 	}

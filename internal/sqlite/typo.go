@@ -7,26 +7,39 @@ import (
 	"github.com/mynah-ai/mynah/internal/stem"
 )
 
-// A search someone typed that finds nothing may hold a mistyped word ("passprot",
-// "the dnetist"): SearchHistory with Typos then looks up each word as the words one edit
-// away — a letter left out, added, changed, or two neighbours swapped (Damerau's four,
-// which make up most typing errors) — and takes the one with the most matches in the same
-// scope, so that only the chat's (or agent's) own words can stand in for it.
+// A search someone typed may hold a mistyped word ("passprot", "the dnetist", "yoag
+// class"): SearchHistory with Typos then looks up its longest words that match nothing as
+// the words one edit away, and takes the one with the most matches in the same scope, so
+// that only the chat's (or agent's) own words can stand in for it.
 //
-// Only when nothing matches: a word can match nothing in a chat because the chat never
-// used it, and one edit from most English words is another word. Over LoCoMo's questions,
-// correcting every word that matched nothing in its conversation took "cooking" for
+// When nothing of the search matches, the edits are all of Damerau's four — a letter left
+// out, added, changed, or two neighbours swapped, which make up most typing errors (see
+// stem.Edits). When other words match, only two neighbours swapped (stem.Swaps): a word
+// can match nothing in a chat because the chat never used it, and a letter left out or
+// changed turns most English words into others. Over LoCoMo's questions, correcting every
+// word that matched nothing in its conversation by all four took "cooking" for
 // "looking", "father" for "gather", "married" for "harried" far more often than it
-// mended "Deboran" or "funraiser", and cost open-domain recall 0.011 on half A. Short
-// words are not corrected (one edit from "cat" is a hundred other words), nor words with
-// digits or of mixed scripts (see stem.Edits).
+// mended "Deboran" or "funraiser", and cost open-domain recall 0.011 on half A; swaps
+// seldom make another word. Words under four letters are not corrected (one edit from
+// "cat" is a hundred other words), nor words with digits or of mixed scripts.
 
-// correctAll returns terms with those stem.Typos picks replaced by their corrections where
-// they have one, and the terms' counts.
-func (db *DB) correctAll(ctx context.Context, terms, cols []string, lo, hi, mark int64) ([]string, []int64, error) {
-	terms, counts := slices.Clone(terms), make([]int64, len(terms))
-	for _, i := range stem.Typos(terms) {
-		v, n, err := db.correct(ctx, terms[i], cols, lo, hi, mark)
+// correctAll returns terms and their counts with those stem.Typos picks of the ones that
+// match nothing (count 0) replaced by their corrections where they have one: of their
+// stem.Edits when no term matches anything, of their stem.Swaps when some do.
+func (db *DB) correctAll(ctx context.Context, terms []string, counts []int64, cols []string, lo, hi, mark int64) ([]string, []int64, error) {
+	edits := stem.Edits
+	if slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
+		edits = stem.Swaps
+	}
+	unmatched := make([]string, len(terms))
+	for i, n := range counts {
+		if n == 0 {
+			unmatched[i] = terms[i]
+		}
+	}
+	terms, counts = slices.Clone(terms), slices.Clone(counts)
+	for _, i := range stem.Typos(unmatched) {
+		v, n, err := db.correct(ctx, edits(terms[i]), cols, lo, hi, mark)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -37,13 +50,13 @@ func (db *DB) correctAll(ctx context.Context, terms, cols []string, lo, hi, mark
 	return terms, counts, nil
 }
 
-// correct returns the word one edit from term with the most matches in cols of the scope,
+// correct returns the one of a word's edits with the most matches in cols of the scope,
 // and their count; 0 when there is none. Most words that match nothing are new, not
 // mistyped, so the variants are first asked in groups, one query of typoGroup words OR-ed
 // each that stops at the first match: a miss costs a few queries, not hundreds.
-func (db *DB) correct(ctx context.Context, term string, cols []string, lo, hi, mark int64) (string, int64, error) {
+func (db *DB) correct(ctx context.Context, edits, cols []string, lo, hi, mark int64) (string, int64, error) {
 	best, most := "", int64(0)
-	for group := range slices.Chunk(stem.Edits(term), typoGroup) {
+	for group := range slices.Chunk(edits, typoGroup) {
 		var any int
 		if err := db.stmts.probe.QueryRowContext(ctx, matchExpr(group, cols), lo, hi, 1).Scan(&any); err != nil {
 			return "", 0, err

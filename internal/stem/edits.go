@@ -8,8 +8,13 @@ import (
 )
 
 const (
-	minEditRunes = 5
+	minEditRunes = 4
 	maxEditRunes = 12
+	// fullEditRunes is the length from which a word's edits include a letter left out or
+	// changed: one such edit from a four-letter word is dozens of other words ("cats":
+	// cars, cuts, cat, act), while a swap or an added letter rarely is ("yoag": yoga,
+	// "kayk": kayak).
+	fullEditRunes = 5
 )
 
 const (
@@ -41,15 +46,16 @@ func editAlphabet(word string) string {
 // Edits returns the words one edit from a lower-case word — a letter left out, two
 // neighbours swapped, a letter changed, a letter added, with letters of its script — each
 // once, without the word itself, in that order: what a mistyped word may have meant (see
-// the stores' Typos). A word of fewer than 5 or more than 12 letters has none (one edit
-// from a short word is too many others), nor one with digits or not all Latin or all
-// Cyrillic.
+// the stores' Typos). A word of four letters has only its swaps and additions (see
+// fullEditRunes). A word of fewer than 4 or more than 12 letters has none (one edit from
+// a short word is too many others), nor one with digits or not all Latin or all Cyrillic.
 func Edits(word string) []string {
 	alphabet := editAlphabet(word)
 	if alphabet == "" {
 		return nil
 	}
 	w, letters := []rune(word), []rune(alphabet)
+	full := len(w) >= fullEditRunes
 	seen := map[string]bool{word: true}
 	var out []string
 	add := func(rs []rune) {
@@ -58,19 +64,21 @@ func Edits(word string) []string {
 			out = append(out, s)
 		}
 	}
-	for i := range w { // a letter left out
-		add(append(append([]rune{}, w[:i]...), w[i+1:]...))
+	if full {
+		for i := range w { // a letter left out
+			add(append(append([]rune{}, w[:i]...), w[i+1:]...))
+		}
 	}
-	for i := 0; i+1 < len(w); i++ { // two neighbours swapped
-		v := append([]rune{}, w...)
-		v[i], v[i+1] = v[i+1], v[i]
+	for _, v := range swaps(w) {
 		add(v)
 	}
-	for i := range w { // a letter changed
-		for _, l := range letters {
-			v := append([]rune{}, w...)
-			v[i] = l
-			add(v)
+	if full {
+		for i := range w { // a letter changed
+			for _, l := range letters {
+				v := append([]rune{}, w...)
+				v[i] = l
+				add(v)
+			}
 		}
 	}
 	for i := 0; i <= len(w); i++ { // a letter added
@@ -81,12 +89,42 @@ func Edits(word string) []string {
 	return out
 }
 
+// Swaps returns the words made from a lower-case word by swapping two neighbouring
+// letters, each once, without the word itself; none for the words Edits has none for.
+// Swapped letters are the commonest slip in typing, and seldom make another word: of a
+// search's words that match nothing while others match, the stores try these alone
+// (see the stores' Typos), not all of Edits, which turn words a chat never used into
+// ones it did ("gather": father).
+func Swaps(word string) []string {
+	if editAlphabet(word) == "" {
+		return nil
+	}
+	var out []string
+	for _, v := range swaps([]rune(word)) {
+		if s := string(v); s != word && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// swaps returns w with each two neighbours swapped.
+func swaps(w []rune) [][]rune {
+	var out [][]rune
+	for i := 0; i+1 < len(w); i++ {
+		v := append([]rune{}, w...)
+		v[i], v[i+1] = v[i+1], v[i]
+		out = append(out, v)
+	}
+	return out
+}
+
 // maxTypos is how many words of a search Typos picks.
 const maxTypos = 2
 
-// Typos returns the indexes of the words of a search to correct when it finds nothing:
-// the longest two that have Edits, longest first. Each costs its stores a few hundred
-// lookups of its edits.
+// Typos returns the indexes of the words of a search to correct: the longest two that
+// have Edits, longest first; a word given as "" is passed over, as the stores pass those
+// that matched something. Each costs its stores up to a few hundred lookups of its edits.
 func Typos(words []string) []int {
 	var out []int
 	for i, w := range words {

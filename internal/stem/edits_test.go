@@ -31,9 +31,30 @@ func TestEdits(t *testing.T) {
 	if c := Edits("дмван"); !slices.Contains(c, "диван") || slices.ContainsFunc(c, func(s string) bool { return s != "" && s[0] < 0x80 }) {
 		t.Errorf("Edits(дмван) lacks диван or holds Latin letters")
 	}
+	// Four letters: swaps and additions, not a letter left out or changed.
+	if e := Edits("yoag"); !slices.Contains(e, "yoga") || !slices.Contains(Edits("kayk"), "kayak") ||
+		slices.Contains(e, "yog") || slices.Contains(e, "yoat") || len(e) != 3+5*26-4 { // a letter added beside itself repeats: 4
+		t.Errorf("Edits(yoag) = %d words, want yoga among its 3 swaps and 5×26 additions, without yog or yoat", len(e))
+	}
 	for _, w := range []string{"cat", "abcdefghijklm", "route66", "hotelь", ""} {
 		if e := Edits(w); e != nil {
 			t.Errorf("Edits(%q) = %d words, want none", w, len(e))
+		}
+	}
+}
+
+// Swaps gives each neighbours swapped once, without the word itself, and nothing where
+// Edits gives nothing.
+func TestSwaps(t *testing.T) {
+	if got := Swaps("yoag"); !slices.Equal(got, []string{"oyag", "yaog", "yoga"}) {
+		t.Errorf("Swaps(yoag) = %q", got)
+	}
+	if got := Swaps("bookk"); !slices.Equal(got, []string{"obokk", "bokok"}) {
+		t.Errorf("Swaps(bookk) = %q, want obokk and bokok (the others repeat or are the word)", got)
+	}
+	for _, w := range []string{"cat", "abcdefghijklm", "route66", "hotelь", ""} {
+		if s := Swaps(w); s != nil {
+			t.Errorf("Swaps(%q) = %q, want none", w, s)
 		}
 	}
 }

@@ -539,8 +539,10 @@ func testSearchWithinBusyChat(t *testing.T, b Backend) {
 
 // testSearchTypos: a typed search (Typos) whose words match nothing reads a mistyped word
 // as the word one edit from it with the most matches in the chat, and only in the chat:
-// another chat's words never stand in for it; short words stay as they are, and so does
-// every word of a search where one word matches; a search without Typos corrects nothing.
+// another chat's words never stand in for it; a four-letter word only by a swap or an
+// added letter, shorter words not at all. Where one word matches, a word that matches
+// nothing is read only as a word with two of its letters swapped. A search without Typos
+// corrects nothing.
 func testSearchTypos(t *testing.T, b Backend) {
 	s := b.Open(t)
 	zoo := mynah.Chat{ID: -100999, Type: mynah.ChatSupergroup, Title: "zoo"}
@@ -551,6 +553,8 @@ func testSearchTypos(t *testing.T, b Backend) {
 		"Andrew booked the hotel",
 		"кошка спала на диване весь день",
 		"the cat sat on the mat",
+		"the yoga class starts at noon",
+		"our kayak trip was cold",
 	}
 	for _, c := range []mynah.Chat{group, zoo} {
 		var msgs []mynah.Message
@@ -566,15 +570,21 @@ func testSearchTypos(t *testing.T, b Backend) {
 		terms       []string
 		typos, want []mynah.MessageID // with and without Typos
 	}{
-		{[]string{"passprot"}, []mynah.MessageID{1, 2}, nil},                         // swapped
-		{[]string{"pasport"}, []mynah.MessageID{1, 2}, nil},                          // left out
-		{[]string{"sunrisse"}, []mynah.MessageID{3}, nil},                            // added
-		{[]string{"andew", "hotal"}, []mynah.MessageID{4}, nil},                      // left out, changed
-		{[]string{"дмване"}, []mynah.MessageID{5}, nil},                              // Cyrillic, changed
-		{[]string{"unicron"}, nil, nil},                                              // only another chat's word
-		{[]string{"cst"}, nil, nil},                                                  // too short to correct
-		{[]string{"xqzvwk"}, nil, nil},                                               // nothing near
-		{[]string{"photos", "passprot"}, []mynah.MessageID{2}, []mynah.MessageID{2}}, // one matches
+		{[]string{"passprot"}, []mynah.MessageID{1, 2}, nil},                            // swapped
+		{[]string{"pasport"}, []mynah.MessageID{1, 2}, nil},                             // left out
+		{[]string{"sunrisse"}, []mynah.MessageID{3}, nil},                               // added
+		{[]string{"andew", "hotal"}, []mynah.MessageID{4}, nil},                         // left out, changed
+		{[]string{"дмване"}, []mynah.MessageID{5}, nil},                                 // Cyrillic, changed
+		{[]string{"unicron"}, nil, nil},                                                 // only another chat's word
+		{[]string{"cst"}, nil, nil},                                                     // too short to correct
+		{[]string{"xqzvwk"}, nil, nil},                                                  // nothing near
+		{[]string{"yoag"}, []mynah.MessageID{7}, nil},                                   // four letters, swapped
+		{[]string{"kayk"}, []mynah.MessageID{8}, nil},                                   // four letters, added
+		{[]string{"yogu"}, nil, nil},                                                    // four letters, changed
+		{[]string{"photos", "passprot"}, []mynah.MessageID{1, 2}, []mynah.MessageID{2}}, // one matches: swapped
+		{[]string{"cold", "yoag"}, []mynah.MessageID{7, 8}, []mynah.MessageID{8}},       // one matches: swapped
+		{[]string{"photos", "pasport"}, []mynah.MessageID{2}, []mynah.MessageID{2}},     // one matches: left out
+		{[]string{"class", "kayk"}, []mynah.MessageID{7}, []mynah.MessageID{7}},         // one matches: added
 	} {
 		for _, typos := range []bool{true, false} {
 			want := c.want
