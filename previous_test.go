@@ -22,6 +22,8 @@ func TestPreviousContext(t *testing.T) {
 		{"the end of a long one", words(95), "", []mynah.PreviousMessage{{at, "one two three four five six seven"}}, "three four five six seven"},
 		{"long", words(100), "", []mynah.PreviousMessage{{at, "is it raining?"}}, ""},
 		{"an hour apart", "yes", "", []mynah.PreviousMessage{{at.Add(-61 * time.Minute), "is it raining?"}}, ""},
+		{"stored first, said a month later", "yes", "", []mynah.PreviousMessage{{at.Add(30 * 24 * time.Hour), "is it raining?"}}, ""},
+		{"stored first, said a second later", "yes", "", []mynah.PreviousMessage{{at.Add(time.Second), "is it raining?"}}, "is it raining?"},
 		{"a reply, whenever", "yes", "is it raining?", []mynah.PreviousMessage{{at.Add(-48 * time.Hour), "is it raining?"}}, "is it raining?"},
 		{"a reply, then the message before", "yes", "the cake?", []mynah.PreviousMessage{{at, "and the venue?"}}, "and the venue? the cake?"},
 	} {

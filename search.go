@@ -171,7 +171,8 @@ func PreviousFromJSON(s string) ([]PreviousMessage, error) {
 // PreviousContext is what the history index holds as what a message answers (its
 // previous column, weighed by SearchQuery.PreviousWeight): the last words of reply (the
 // text it replies to) and of before (the messages before it in its chat, nearest first;
-// those more than ContextGap before at, when it was sent, are not its conversation), so
+// those more than ContextGap before or after at, when it was sent, are not its
+// conversation: ids follow times in a chat, but not always in an import), so
 // that body and its context hold ContextWords words at most. A message that long has
 // none: it says what it is about by itself, and a long message's words would only add
 // unrelated matches, and length, to the short one after it. Words are counted as the
@@ -187,8 +188,8 @@ func PreviousContext(body string, at time.Time, reply string, before []PreviousM
 		parts = append(parts, reply)
 	}
 	for _, p := range before {
-		if at.Sub(p.Time) > ContextGap {
-			break
+		if d := at.Sub(p.Time); d > ContextGap || d < -ContextGap {
+			break // an earlier conversation, or a later one stored first (an import's ids)
 		}
 		if p.Text != reply {
 			parts = append(parts, p.Text)

@@ -256,16 +256,16 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if s.opts.SpanBoost > 0 || s.opts.ToldBoost > 0 || s.opts.DatedBoost > 0 || s.opts.RecentBoost > 0 || s.opts.AnchorBoost > 0 {
 		tq = ParseTime(q.Text, now)
 	}
-	var anchored Span // the time the query's events bound ("before the trip")
-	if len(tq.Anchors) > 0 && s.opts.AnchorBoost > 0 {
-		var err error
-		if anchored, err = s.anchorSpan(ctx, q, tq.Anchors); err != nil {
-			return nil, err
-		}
-	}
 	asked := Terms(tq.Text, s.stop) // the words of what is asked, the time's left out
 	if !tq.Span.IsZero() {
 		asked = slices.DeleteFunc(asked, talkWord)
+	}
+	var anchored Span // the time the query's events bound ("before the trip")
+	if len(tq.Anchors) > 0 && s.opts.AnchorBoost > 0 {
+		var err error
+		if anchored, err = s.anchorSpan(ctx, q, asked, tq.Anchors); err != nil {
+			return nil, err
+		}
 	}
 	// The month and year of the time named weigh where they meet what is asked ("what did
 	// Ann paint last week?" prefers her painting of that week), but do not bring in the
@@ -434,8 +434,12 @@ const (
 // anchorSpan is the time anchors bound: before (or after) the message that best tells of
 // each anchor's event, by its words (BM25 in the message's own text, weighed by length as
 // results are), searched in the query's own scope: its chat, and its sender's words when
-// it has one. An event no message tells of bounds nothing.
-func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (Span, error) {
+// it has one. An event no message tells of bounds nothing. A message that also holds a
+// word asked besides the event's is a likely answer, not the event ("the rain jacket
+// bought before the trip": "bought a rain jacket for the trip" tells when the jacket
+// was bought, not when the trip was); the event's time is read from the others when
+// some tell of it.
+func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anchors []Anchor) (Span, error) {
 	var span Span
 	for _, a := range anchors {
 		terms := Terms(a.Event, s.stop)
@@ -443,15 +447,28 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, anchors []Anchor) (S
 		if err != nil {
 			return Span{}, fmt.Errorf("memory: searching for %q: %w", a.Event, err)
 		}
+		others := newHolder(slices.DeleteFunc(slices.Clone(asked), func(w string) bool { return slices.Contains(terms, w) }))
+		answers := make([]bool, len(hits))
+		for i, h := range hits {
+			c := &candidate{msg: h.Message}
+			for j := range others.words {
+				answers[i] = answers[i] || others.holds(c, j)
+			}
+		}
+		if !slices.Contains(answers, false) {
+			clear(answers) // only answers tell of the event: they tell its time too
+		}
 		scores := make([]float64, len(hits))
 		best := 0.0
 		for i, h := range hits {
-			scores[i] = h.Score * s.lengthWeight(bodyWords(&h.Message))
-			best = max(best, scores[i])
+			if !answers[i] {
+				scores[i] = h.Score * s.lengthWeight(bodyWords(&h.Message))
+				best = max(best, scores[i])
+			}
 		}
 		var at time.Time
 		for i, h := range hits {
-			if scores[i] < anchorStrong*best {
+			if answers[i] || scores[i] < anchorStrong*best {
 				continue
 			}
 			if t := h.Message.Time; at.IsZero() || a.After && t.Before(at) || !a.After && t.After(at) {
