@@ -434,11 +434,13 @@ const (
 // anchorSpan is the time anchors bound: before (or after) the message that best tells of
 // each anchor's event, by its words (BM25 in the message's own text, weighed by length as
 // results are), searched in the query's own scope: its chat, and its sender's words when
-// it has one. An event no message tells of bounds nothing. A message that also holds a
-// word asked besides the event's is a likely answer, not the event ("the rain jacket
-// bought before the trip": "bought a rain jacket for the trip" tells when the jacket
-// was bought, not when the trip was); the event's time is read from the others when
-// some tell of it.
+// it has one. An event no message tells of bounds nothing. A message that also holds
+// every word asked besides the event's (two or more) is a likely answer, not the event
+// ("the rain jacket bought before the trip": "bought a rain jacket for the trip" tells
+// when the jacket was bought, not when the trip was); the event's time is read from the
+// others when some tell of it. One that holds only some of them may well be the event
+// ("how long did Evan and his partner date before getting married?": "my partner and I
+// got married").
 func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anchors []Anchor) (Span, error) {
 	var span Span
 	for _, a := range anchors {
@@ -450,10 +452,7 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anch
 		others := newHolder(slices.DeleteFunc(slices.Clone(asked), func(w string) bool { return slices.Contains(terms, w) }))
 		answers := make([]bool, len(hits))
 		for i, h := range hits {
-			c := &candidate{msg: h.Message}
-			for j := range others.words {
-				answers[i] = answers[i] || others.holds(c, j)
-			}
+			answers[i] = len(others.words) >= 2 && others.holdsAll(&candidate{msg: h.Message})
 		}
 		if !slices.Contains(answers, false) {
 			clear(answers) // only answers tell of the event: they tell its time too
