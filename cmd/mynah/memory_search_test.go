@@ -266,3 +266,37 @@ func TestMemorySearchToolSaysTimeMissed(t *testing.T) {
 		t.Errorf("memory_search result the model read: %q", got)
 	}
 }
+
+// TestMemorySearchKinds: asked for things of a kind ("what pets does Ann have?"), `mynah
+// memory search` finds the messages that name the things (her dog, her cat), which never
+// say the kind's word, before one that says it of something else; asked about her pet
+// snake, it does not bring up the dog.
+func TestMemorySearchKinds(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	path := filepath.Join(t.TempDir(), "chat.jsonl")
+	var b strings.Builder
+	for i, m := range []struct{ sender, text string }{
+		{"Ann", "Rex the dog chewed my sofa again"},
+		{"Bob", "the pet shop on the corner closed down"},
+		{"Ann", "feeding the cat twice a day now, she got fat"},
+		{"Ann", "work was long today"},
+		{"Bob", "my new guitar arrived"},
+	} {
+		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-0%dT10:00:00Z", "sender_id": %d, "sender_name": %q, "text": %q}`+"\n",
+			i+1, i+1, 1000+len(m.sender), m.sender, m.text)
+	}
+	write(t, path, b.String())
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
+	out := mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "what pets does Ann have?", "-k", "2")
+	if !strings.Contains(out, "#1") || !strings.Contains(out, "#3") {
+		t.Errorf("what pets does Ann have? found:\n%s\nwant her dog (#1) and her cat (#3)", out)
+	}
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "which instrument did Bob get?", "-k", "1")
+	if !strings.Contains(out, "#5") {
+		t.Errorf("which instrument did Bob get? found:\n%s\nwant his guitar (#5)", out)
+	}
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "where is the pet shop?", "-k", "3")
+	if !strings.Contains(out, "#2") || strings.Contains(out, "#1") {
+		t.Errorf("where is the pet shop? found:\n%s\nwant the shop (#2), not the dog (#1)", out)
+	}
+}

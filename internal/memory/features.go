@@ -402,6 +402,8 @@ func Features() []Feature {
 			func(o *Options) { o.RecentBoost = 0 }, func(o *Options) { o.RecentBoost = 0.2 }},
 		{"whole", "a message holding every word of the query comes first, before those the other features bring up by what is around them, and bears only the square root of the length prior",
 			func(o *Options) { o.Whole = 0 }, func(o *Options) { o.Whole = 0.5 }},
+		{"kinds", "a query asking for things of a kind (\"what pets\", \"which instrument\") also searches for the things of that kind (dog, guitar)",
+			func(o *Options) { o.Kinds = false }, func(o *Options) { o.Kinds = true }},
 		{"diversity", "a query asking for several things gets them from several conversations (off by default)",
 			func(o *Options) { o.Diversity = 0 }, func(o *Options) { o.Diversity = 0.4 }},
 	}

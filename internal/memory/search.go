@@ -157,6 +157,10 @@ type Options struct {
 	// two came first ("which did I adopt first, Susie or Seraphim?": see compares), hold
 	// each of them that any candidate holds (see cover).
 	Cover bool
+	// Kinds adds to a query asking for things of a kind ("what pets does Ann have?",
+	// "which instrument…") the things of that kind people name instead ("dog", "guitar";
+	// see kindWords): the messages that answer say what the things are, not their kind.
+	Kinds bool
 	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
 	// the query and searches again (pseudo-relevance feedback), blending the second
 	// ranking in with ExpansionWeight.
@@ -176,7 +180,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -272,6 +276,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	// month's other messages, which share nothing with the question but the time: asked
 	// about painting, those would outrank her painting of another week.
 	terms, months := asked, s.monthTerms(tq.Span)
+	if s.opts.Kinds {
+		terms = append(terms, kindWords(tq.Text)...)
+	}
 	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
 	if timeOnly {
 		// only a time: "what did we talk about yesterday?", "what did we do last

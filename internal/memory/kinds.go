@@ -1,0 +1,78 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+)
+
+// kinds are everyday words for a kind of thing, each with the things of that kind people
+// name instead: asked "what pets does Ann have?", a chat says "my dog".
+var kinds = map[string][]string{
+	"pet":        {"dog", "dogs", "puppy", "cat", "cats", "kitten", "hamster", "rabbit", "bunny", "parrot", "turtle", "snake", "lizard", "goldfish"},
+	"instrument": {"guitar", "piano", "violin", "drums", "flute", "saxophone", "cello", "trumpet", "ukulele", "clarinet", "harp", "banjo"},
+	"sport":      {"football", "soccer", "basketball", "baseball", "tennis", "volleyball", "hockey", "golf", "swimming", "cycling", "boxing", "rugby", "cricket", "skiing", "surfing", "badminton"},
+	"console":    {"nintendo", "playstation", "xbox", "wii", "switch", "ps5", "ps4"},
+	"drink":      {"coffee", "tea", "beer", "wine", "juice", "soda", "cocktail", "smoothie"},
+	"beverage":   {"coffee", "tea", "beer", "wine", "juice", "soda", "cocktail", "smoothie"},
+	"fruit":      {"apple", "apples", "banana", "bananas", "orange", "mango", "strawberries", "grapes", "peach", "pear", "cherries", "berries"},
+	"vehicle":    {"car", "truck", "motorcycle", "bike", "van", "suv", "scooter"},
+	"language":   {"english", "spanish", "french", "german", "italian", "chinese", "japanese", "russian", "portuguese", "arabic", "korean"},
+	"relative":   {"mother", "mom", "father", "dad", "sister", "brother", "son", "daughter", "grandma", "grandpa", "aunt", "uncle", "cousin"},
+	"sibling":    {"sister", "brother", "sisters", "brothers"},
+	"parent":     {"mother", "mom", "father", "dad"},
+	"kid":        {"son", "daughter", "sons", "daughters", "children"},
+	"child":      {"son", "daughter", "sons", "daughters", "kids"},
+	"art":        {"painting", "paint", "drawing", "sculpture", "pottery", "photography", "sketch"},
+	"craft":      {"knitting", "sewing", "pottery", "woodworking", "crochet", "quilting"},
+	"genre":      {"rock", "jazz", "pop", "classical", "country", "hip-hop", "fantasy", "mystery", "romance", "horror", "comedy", "thriller"},
+	"flower":     {"roses", "rose", "tulips", "sunflowers", "lilies", "daisies", "orchids"},
+}
+
+// kindWords returns the things of the kinds a query asks for, without its own words: a
+// kind asked for as several ("what pets", "how many instruments") or with what or which
+// ("what console", "which kind of flower"); not one named as such ("her pet snake", "a
+// search for a pet"), whose messages say the kind's word.
+func kindWords(text string) []string {
+	words := splitWords(strings.ToLower(text))
+	have := map[string]bool{}
+	for _, w := range words {
+		have[w] = true
+	}
+	var out []string
+	for i, w := range words {
+		k, plural := kindOf(w)
+		if k == "" {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && slices.Contains([]string{"kind", "kinds", "type", "types", "sort", "sorts", "of"}, words[j]) {
+			j--
+		}
+		if !plural && (j < 0 || words[j] != "what" && words[j] != "which") {
+			continue
+		}
+		for _, v := range kinds[k] {
+			if !have[v] {
+				have[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// kindOf returns the kind w names, and whether as several; "" when none.
+func kindOf(w string) (string, bool) {
+	if _, ok := kinds[w]; ok {
+		return w, false
+	}
+	switch {
+	case w == "children":
+		return "child", true
+	case strings.HasSuffix(w, "es") && kinds[w[:len(w)-2]] != nil && !strings.HasSuffix(w[:len(w)-2], "e"):
+		return w[:len(w)-2], true
+	case strings.HasSuffix(w, "s") && kinds[w[:len(w)-1]] != nil:
+		return w[:len(w)-1], true
+	}
+	return "", false
+}

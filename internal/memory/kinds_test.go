@@ -1,0 +1,38 @@
+package memory
+
+import (
+	"slices"
+	"testing"
+)
+
+// kindWords adds the things of a kind a query asks for (several of them, or with what or
+// which), and nothing for a kind named as such or for words the query already has.
+func TestKindWords(t *testing.T) {
+	for _, c := range []struct {
+		query      string
+		want, lack []string
+	}{
+		{"What pets does Ann have?", []string{"dog", "cat", "hamster"}, nil},
+		{"how many children does Ann have", []string{"son", "daughter"}, []string{"children"}},
+		{"Which instrument is Tim learning?", []string{"guitar", "piano"}, nil},
+		{"what kind of flowers does Audrey grow", []string{"roses", "tulips"}, nil},
+		{"what sports besides basketball", []string{"tennis"}, []string{"basketball"}},
+		{"when did Jolene buy her pet snake?", nil, []string{"dog", "snake"}},
+		{"the dog ate my homework", nil, []string{"cat"}},
+	} {
+		got := kindWords(c.query)
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("kindWords(%q) = %q, lacks %q", c.query, got, w)
+			}
+		}
+		for _, w := range c.lack {
+			if slices.Contains(got, w) {
+				t.Errorf("kindWords(%q) = %q, holds %q", c.query, got, w)
+			}
+		}
+		if c.want == nil && got != nil {
+			t.Errorf("kindWords(%q) = %q, want none", c.query, got)
+		}
+	}
+}
