@@ -69,9 +69,7 @@ func kindOf(w string) (string, bool) {
 	switch {
 	case w == "children":
 		return "child", true
-	case strings.HasSuffix(w, "es") && kinds[w[:len(w)-2]] != nil && !strings.HasSuffix(w[:len(w)-2], "e"):
-		return w[:len(w)-2], true
-	case strings.HasSuffix(w, "s") && kinds[w[:len(w)-1]] != nil:
+	case strings.HasSuffix(w, "s") && kinds[w[:len(w)-1]] != nil: // every kind's plural but child's
 		return w[:len(w)-1], true
 	}
 	return "", false
