@@ -1,9 +1,6 @@
 package memory
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // kinds are everyday words for a kind of thing, each with the things of that kind people
 // name instead: asked "what pets does Ann have?", a chat says "my dog".
@@ -28,6 +25,9 @@ var kinds = map[string][]string{
 	"flower":     {"roses", "rose", "tulips", "sunflowers", "lilies", "daisies", "orchids"},
 }
 
+// kindOfWords may stand between what or which and a kind: "what kind of flowers".
+var kindOfWords = map[string]bool{"kind": true, "kinds": true, "type": true, "types": true, "sort": true, "sorts": true, "of": true}
+
 // kindWords returns the things of the kinds a query asks for, without its own words: a
 // kind asked for as several ("what pets", "how many instruments") or with what or which
 // ("what console", "which kind of flower"); not one named as such ("her pet snake", "a
@@ -45,7 +45,7 @@ func kindWords(text string) []string {
 			continue
 		}
 		j := i - 1
-		for j >= 0 && slices.Contains([]string{"kind", "kinds", "type", "types", "sort", "sorts", "of"}, words[j]) {
+		for j >= 0 && kindOfWords[words[j]] {
 			j--
 		}
 		if !plural && (j < 0 || words[j] != "what" && words[j] != "which") {

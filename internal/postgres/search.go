@@ -469,30 +469,26 @@ func (s searchScope) exact(next int) (string, []any) {
 // correct returns a search's terms and their counts with corrections for the words
 // stem.Typos picks of those none of whose terms matches anything: of each, the edit with
 // the most matches in the scope, all of a word's edits counted in one query. When no term
-// matches anything, the edits are the word's stem.Edits and the terms the corrections
-// alone (a word with none matched nothing); when some do, the edits are its stem.Swaps
-// and the corrections are added to the terms (see the SQLite store's Typos).
+// matches anything, the terms are the corrections alone (a word with none matched
+// nothing); when some do, the corrections are added to them.
 func (db *DB) correct(ctx context.Context, sc searchScope, words []string, terms []queryTerm, counts []int64, parts []string) ([]queryTerm, []int64, error) {
-	matched := map[string]bool{}
+	found := map[string]bool{}
 	for i, t := range terms {
 		if counts[i] > 0 {
-			matched[strings.Join(t, " ")] = true
+			found[strings.Join(t, " ")] = true
 		}
 	}
-	edits := stem.Edits
-	if len(matched) > 0 {
-		edits, terms, counts = stem.Swaps, slices.Clone(terms), slices.Clone(counts)
+	matched := make([]bool, len(words))
+	for i, w := range words {
+		matched[i] = slices.ContainsFunc(queryTerms([]string{w}), func(t queryTerm) bool { return found[strings.Join(t, " ")] })
+	}
+	if len(found) > 0 {
+		terms, counts = slices.Clone(terms), slices.Clone(counts)
 	} else {
 		terms, counts = nil, nil
 	}
-	unmatched := make([]string, len(words))
-	for i, w := range words {
-		if !slices.ContainsFunc(queryTerms([]string{w}), func(t queryTerm) bool { return matched[strings.Join(t, " ")] }) {
-			unmatched[i] = w
-		}
-	}
-	for _, i := range stem.Typos(unmatched) {
-		variants := queryTerms(edits(words[i]))
+	for _, typo := range stem.Typos(words, matched) {
+		variants := queryTerms(typo.Edits)
 		n, err := db.probe(ctx, sc, variants, parts)
 		if err != nil {
 			return nil, nil, err

@@ -14,9 +14,10 @@ import (
 //
 // When nothing of the search matches, the edits are all of Damerau's four — a letter left
 // out, added, changed, or two neighbours swapped, which make up most typing errors (see
-// stem.Edits). When other words match, only two neighbours swapped (stem.Swaps): a word
-// can match nothing in a chat because the chat never used it, and a letter left out or
-// changed turns most English words into others. Over LoCoMo's questions, correcting every
+// stem.Edits). When other words match, only two neighbours swapped (stem.Swaps; the rule
+// is stem.Typos', shared with the PostgreSQL store): a word can match nothing in a chat
+// because the chat never used it, and a letter left out or changed turns most English
+// words into others. Over LoCoMo's questions, correcting every
 // word that matched nothing in its conversation by all four took "cooking" for
 // "looking", "father" for "gather", "married" for "harried" far more often than it
 // mended "Deboran" or "funraiser", and cost open-domain recall 0.011 on half A; swaps
@@ -24,27 +25,20 @@ import (
 // "cat" is a hundred other words), nor words with digits or of mixed scripts.
 
 // correctAll returns terms and their counts with those stem.Typos picks of the ones that
-// match nothing (count 0) replaced by their corrections where they have one: of their
-// stem.Edits when no term matches anything, of their stem.Swaps when some do.
+// match nothing (count 0) replaced by their corrections where they have one.
 func (db *DB) correctAll(ctx context.Context, terms []string, counts []int64, cols []string, lo, hi, mark int64) ([]string, []int64, error) {
-	edits := stem.Edits
-	if slices.ContainsFunc(counts, func(n int64) bool { return n > 0 }) {
-		edits = stem.Swaps
-	}
-	unmatched := make([]string, len(terms))
+	matched := make([]bool, len(counts))
 	for i, n := range counts {
-		if n == 0 {
-			unmatched[i] = terms[i]
-		}
+		matched[i] = n > 0
 	}
 	terms, counts = slices.Clone(terms), slices.Clone(counts)
-	for _, i := range stem.Typos(unmatched) {
-		v, n, err := db.correct(ctx, edits(terms[i]), cols, lo, hi, mark)
+	for _, typo := range stem.Typos(terms, matched) {
+		v, n, err := db.correct(ctx, typo.Edits, cols, lo, hi, mark)
 		if err != nil {
 			return nil, nil, err
 		}
 		if n > 0 && !slices.Contains(terms, v) {
-			terms[i], counts[i] = v, n
+			terms[typo.At], counts[typo.At] = v, n
 		}
 	}
 	return terms, counts, nil

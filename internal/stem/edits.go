@@ -122,18 +122,35 @@ func swaps(w []rune) [][]rune {
 // maxTypos is how many words of a search Typos picks.
 const maxTypos = 2
 
-// Typos returns the indexes of the words of a search to correct: the longest two that
-// have Edits, longest first; a word given as "" is passed over, as the stores pass those
-// that matched something. Each costs its stores up to a few hundred lookups of its edits.
-func Typos(words []string) []int {
-	var out []int
+// A Typo is a word of a search to correct: its index, and the words it may have meant.
+type Typo struct {
+	At    int
+	Edits []string
+}
+
+// Typos returns the words of a search to correct, given which matched something in the
+// searched scope: the longest two that match nothing and have Edits, longest first. When
+// no word matched, each may have meant any of its Edits; when some did, only its Swaps
+// (a word can match nothing because the chat never used it, and a letter left out or
+// changed turns most words into others: "gather", father). Each costs its stores up to
+// a few hundred lookups of its edits.
+func Typos(words []string, matched []bool) []Typo {
+	edits := Edits
+	if slices.Contains(matched, true) {
+		edits = Swaps
+	}
+	var at []int
 	for i, w := range words {
-		if editAlphabet(w) != "" {
-			out = append(out, i)
+		if !matched[i] && editAlphabet(w) != "" {
+			at = append(at, i)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b int) int {
+	slices.SortStableFunc(at, func(a, b int) int {
 		return cmp.Compare(utf8.RuneCountInString(words[b]), utf8.RuneCountInString(words[a]))
 	})
-	return out[:min(len(out), maxTypos)]
+	out := make([]Typo, 0, min(len(at), maxTypos))
+	for _, i := range at[:min(len(at), maxTypos)] {
+		out = append(out, Typo{At: i, Edits: edits(words[i])})
+	}
+	return out
 }

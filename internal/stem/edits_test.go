@@ -58,3 +58,25 @@ func TestSwaps(t *testing.T) {
 		}
 	}
 }
+
+// Typos picks the longest two words that matched nothing, and reads them by all their
+// Edits when no word matched, by their Swaps alone when one did.
+func TestTypos(t *testing.T) {
+	words := []string{"photos", "passprot", "cst", "sunrissee", "hotl"}
+	got := Typos(words, []bool{false, false, false, false, false})
+	if len(got) != 2 || got[0].At != 3 || got[1].At != 1 || !slices.Equal(got[1].Edits, Edits("passprot")) {
+		t.Errorf("nothing matched: Typos picked %v, want sunrissee then passprot, by their Edits", typoAt(got))
+	}
+	got = Typos(words, []bool{true, false, false, true, false})
+	if len(got) != 2 || got[0].At != 1 || got[1].At != 4 || !slices.Equal(got[0].Edits, Swaps("passprot")) {
+		t.Errorf("photos and sunrissee matched: Typos picked %v, want passprot then hotl, by their Swaps", typoAt(got))
+	}
+}
+
+func typoAt(typos []Typo) []int {
+	var at []int
+	for _, t := range typos {
+		at = append(at, t.At)
+	}
+	return at
+}
