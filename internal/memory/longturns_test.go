@@ -55,6 +55,39 @@ func echoTurns(convs []locomo.Conversation) []locomo.Conversation {
 	return long
 }
 
+// firstPerson makes echoTurns look like a user's chat with an assistant, asked by the
+// user: the first speaker is "User", the second "Assistant" (its turns long and echoing,
+// as in echoTurns), and only the questions about the first speaker are asked, in the
+// first person ("What did Caroline paint?": "What did I paint?"). No name is left for the
+// speaker features to find, as in a chat-assistant history.
+func firstPerson(convs []locomo.Conversation) []locomo.Conversation {
+	out := echoTurns(convs)
+	for i, c := range out {
+		user, other := c.Speakers[0], c.Speakers[1]
+		c.Turns = append([]locomo.Turn(nil), c.Turns...)
+		for j := range c.Turns {
+			if c.Turns[j].Speaker == user {
+				c.Turns[j].Speaker = "User"
+			} else {
+				c.Turns[j].Speaker = "Assistant"
+			}
+		}
+		c.Speakers = [2]string{"User", "Assistant"}
+		var qs []locomo.Question
+		for _, q := range c.Questions {
+			if !strings.Contains(q.Text, user) || strings.Contains(q.Text, other) {
+				continue
+			}
+			q.Text = strings.ReplaceAll(q.Text, user+"'s", "my")
+			q.Text = strings.ReplaceAll(q.Text, user, "I")
+			qs = append(qs, q)
+		}
+		c.Questions = qs
+		out[i] = c
+	}
+	return out
+}
+
 // TestLongTurns holds the default ranking to beating plain BM25 on each half of LoCoMo
 // turned into long turns (longTurns): features tuned on short alternating turns
 // (neighbours, the conversation before a message, the length prior) must not push real
@@ -68,7 +101,7 @@ func TestLongTurns(t *testing.T) {
 	for _, set := range []struct {
 		name  string
 		convs []locomo.Conversation
-	}{{"long turns", longTurns(convs)}, {"echoing long turns", echoTurns(convs)}} {
+	}{{"long turns", longTurns(convs)}, {"echoing long turns", echoTurns(convs)}, {"first person", firstPerson(convs)}} {
 		for _, p := range protocols {
 			dbs := p.stores(t, set.convs)
 			for _, half := range locomo.Halves {
