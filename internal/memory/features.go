@@ -404,6 +404,8 @@ func Features() []Feature {
 			func(o *Options) { o.Whole = 0 }, func(o *Options) { o.Whole = 0.5 }},
 		{"kinds", "a query asking for things of a kind (\"what pets\", \"which instrument\") also searches for the things of that kind (dog, guitar)",
 			func(o *Options) { o.Kinds = false }, func(o *Options) { o.Kinds = true }},
+		{"variants", "a query's words are also searched as the other words a chat uses for them (\"gf\" for girlfriend, \"bday\" for birthday), where they meet its other words",
+			func(o *Options) { o.Variants = false }, func(o *Options) { o.Variants = true }},
 		{"diversity", "a query asking for several things gets them from several conversations (off by default)",
 			func(o *Options) { o.Diversity = 0 }, func(o *Options) { o.Diversity = 0.4 }},
 	}

@@ -74,3 +74,52 @@ func kindOf(w string) (string, bool) {
 	}
 	return "", false
 }
+
+// sameWords are groups of words that people use for the same thing in a chat: the
+// everyday short forms ("gf", "bday", "mom") and the British spellings. Not the words for
+// a thing that a chat says often anyway: in a chat about dogs, "pup" and "puppy" beside
+// "dog", or "fav" beside "favorite", weighed the messages that say both over the one that
+// answers (LoCoMo's dog owners' conversation lost more single-hop questions than it won
+// multi-hop ones; the photo group changed nothing and was left out too).
+var sameWords = [][]string{
+	{"girlfriend", "gf"}, {"boyfriend", "bf"}, {"birthday", "bday"},
+	{"mother", "mom", "mum", "mommy"}, {"father", "dad", "daddy"}, {"grandmother", "grandma", "granny", "nana"},
+	{"grandfather", "grandpa"}, {"brother", "bro"}, {"sister", "sis"}, {"husband", "hubby"},
+	{"children", "kids"}, {"child", "kid"}, {"television", "tv"}, {"university", "uni"},
+	{"congratulations", "congrats"}, {"information", "info"}, {"movie", "film"}, {"video", "vid"},
+	{"conversation", "convo"}, {"favorite", "favourite"}, {"color", "colour"}, {"theater", "theatre"},
+}
+
+// sameAs maps each word of sameWords, and its plural by s, to its group.
+var sameAs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, g := range sameWords {
+		for _, w := range g {
+			m[w] = g
+			if !strings.HasSuffix(w, "s") {
+				m[w+"s"] = g
+			}
+		}
+	}
+	return m
+}()
+
+// variants returns the other words of the groups of sameWords the words of text are in,
+// without text's own words: asked about Ann's girlfriend, her chat says "my gf".
+func variants(text string) []string {
+	words := splitWords(strings.ToLower(text))
+	have := map[string]bool{}
+	for _, w := range words {
+		have[w] = true
+	}
+	var out []string
+	for _, w := range words {
+		for _, v := range sameAs[w] {
+			if !have[v] && w != v+"s" { // not "movie" for "movies": the same word to the index
+				have[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}

@@ -36,3 +36,23 @@ func TestKindWords(t *testing.T) {
 		}
 	}
 }
+
+// variants adds the other words of a query's words' groups, for a plural too, once each,
+// and nothing for words in no group or already in the query.
+func TestVariants(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"What did Andrew do with his girlfriend?", []string{"gf"}},
+		{"when is Ann's bday", []string{"birthday"}},
+		{"Which movies did my brothers like?", []string{"film", "bro"}},
+		{"what colour is the car", []string{"color"}},
+		{"mom and mother", []string{"mum", "mommy"}},
+		{"what did we talk about yesterday", nil},
+	} {
+		if got := variants(c.query); !slices.Equal(got, c.want) {
+			t.Errorf("variants(%q) = %q, want %q", c.query, got, c.want)
+		}
+	}
+}

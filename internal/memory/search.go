@@ -164,6 +164,10 @@ type Options struct {
 	// is a time, and in a long history the things' words meet the query's elsewhere
 	// (TestLoCoMoHaystack's temporal questions lost 0.007 with them).
 	Kinds bool
+	// Variants weighs in a query the other words people use in a chat for its words (see
+	// sameWords: "gf" for girlfriend, "bday" for birthday, "colour" for color), where they
+	// meet the query's other words, as Kinds does.
+	Variants bool
 	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
 	// the query and searches again (pseudo-relevance feedback), blending the second
 	// ranking in with ExpansionWeight.
@@ -183,7 +187,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true, Variants: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -282,6 +286,13 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	terms, boost := asked, s.monthTerms(tq.Span)
 	if s.opts.Kinds && !tq.When {
 		boost = append(boost, kindWords(tq.Text)...)
+	}
+	if s.opts.Variants {
+		for _, v := range variants(tq.Text) {
+			if !slices.Contains(boost, v) {
+				boost = append(boost, v)
+			}
+		}
 	}
 	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
 	if timeOnly {
