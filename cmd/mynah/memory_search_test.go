@@ -281,6 +281,9 @@ func TestMemorySearchKinds(t *testing.T) {
 		{"Ann", "feeding the cat twice a day now, she got fat"},
 		{"Ann", "work was long today"},
 		{"Bob", "my new guitar arrived"},
+		{"Оля", "Мій пес Барсик знову погриз капці"},
+		{"Оля", "Сьогодні на роботі був довгий день"},
+		{"Оля", "Годую кішку двічі на день"},
 	} {
 		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-0%dT10:00:00Z", "sender_id": %d, "sender_name": %q, "text": %q}`+"\n",
 			i+1, i+1, 1000+len(m.sender), m.sender, m.text)
@@ -294,6 +297,10 @@ func TestMemorySearchKinds(t *testing.T) {
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "which instrument did Bob get?", "-k", "1")
 	if !strings.Contains(out, "#5") {
 		t.Errorf("which instrument did Bob get? found:\n%s\nwant his guitar (#5)", out)
+	}
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "Які тварини є в Олі?", "-k", "2")
+	if !strings.Contains(out, "#6") || !strings.Contains(out, "#8") {
+		t.Errorf("Які тварини є в Олі? found:\n%s\nwant her dog (#6) and her cat (#8)", out)
 	}
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "where is the pet shop?", "-k", "3")
 	if !strings.Contains(out, "#2") || strings.Contains(out, "#1") {

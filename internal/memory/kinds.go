@@ -1,6 +1,9 @@
 package memory
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // kinds are everyday words for a kind of thing, each with the things of that kind people
 // name instead: asked "what pets does Ann have?", a chat says "my dog".
@@ -28,10 +31,63 @@ var kinds = map[string][]string{
 // kindOfWords may stand between what or which and a kind: "what kind of flowers".
 var kindOfWords = map[string]bool{"kind": true, "kinds": true, "type": true, "types": true, "sort": true, "sorts": true, "of": true}
 
+// cyrillicKinds are kinds as Ukrainian and Russian questions ask for them: the forms of
+// the kind's word a question uses, and the things of that kind in both languages (the
+// store stems them, so that «собака» finds «собаку» and «собаки»).
+var cyrillicKinds = []struct{ forms, things []string }{
+	{[]string{"тварина", "тварини", "тварин", "улюбленці", "улюбленців", "вихованці", "вихованців",
+		"животное", "животные", "животных", "питомец", "питомцы", "питомцев"},
+		[]string{"собака", "пес", "цуценя", "кіт", "кішка", "кошеня", "хом'як", "кролик", "папуга", "черепаха", "змія",
+			"пёс", "щенок", "кот", "кошка", "котёнок", "хомяк", "попугай", "змея"}},
+	{[]string{"інструмент", "інструменти", "інструментах", "інструментів", "инструмент", "инструменты", "инструментах", "инструментов"},
+		[]string{"гітара", "піаніно", "скрипка", "барабани", "флейта", "саксофон", "укулеле", "гитара", "пианино", "барабаны"}},
+	{[]string{"спорт", "спорту", "спортом", "спорта"},
+		[]string{"футбол", "баскетбол", "теніс", "волейбол", "хокей", "плавання", "бокс", "біг", "теннис", "хоккей", "плавание", "бег"}},
+	{[]string{"мова", "мови", "мов", "мовами", "мовою", "язык", "языки", "языков", "языками", "языке"},
+		[]string{"англійська", "німецька", "французька", "іспанська", "польська", "італійська", "японська",
+			"английский", "немецкий", "французский", "испанский", "польский", "итальянский", "японский"}},
+	{[]string{"родичі", "родичів", "рідні", "рідних", "родственники", "родственников", "родня"},
+		[]string{"мама", "тато", "батько", "брат", "сестра", "бабуся", "дідусь", "тітка", "дядько",
+			"папа", "отец", "мать", "бабушка", "дедушка", "тётя", "дядя"}},
+	{[]string{"діти", "дітей", "дітьми", "дети", "детей", "детьми"},
+		[]string{"син", "донька", "дочка", "сын", "дочь"}},
+	{[]string{"напої", "напоїв", "напій", "напиток", "напитки", "напитков"},
+		[]string{"кава", "чай", "пиво", "вино", "сік", "кофе", "сок"}},
+}
+
+// cyrillicAsks are the words that ask for things (which, how many) in Ukrainian and
+// Russian, in every form; «що за», «что за» are asked by their «за».
+var cyrillicAsks = func() map[string]bool {
+	m := map[string]bool{"скільки": true, "сколько": true, "за": true}
+	for _, w := range strings.Fields("який яка яке які якого якої яких якій якою яку яким якими " +
+		"какой какая какое какие какого каких каком какую каким какими") {
+		m[w] = true
+	}
+	return m
+}()
+
+// cyrillicKind returns the things of the kind words[i] asks for, a Ukrainian or Russian
+// form of a kind's word with an asking word at most three words before it («які тварини»,
+// «скільки в неї дітей», «что за инструмент»); nil when none.
+func cyrillicKind(words []string, i int) []string {
+	for _, k := range cyrillicKinds {
+		if !slices.Contains(k.forms, words[i]) {
+			continue
+		}
+		for j := max(0, i-3); j < i; j++ {
+			if cyrillicAsks[words[j]] {
+				return k.things
+			}
+		}
+	}
+	return nil
+}
+
 // kindWords returns the things of the kinds a query asks for, without its own words: a
 // kind asked for as several ("what pets", "how many instruments") or with what or which
 // ("what console", "which kind of flower"); not one named as such ("her pet snake", "a
-// search for a pet"), whose messages say the kind's word.
+// search for a pet"), whose messages say the kind's word. In Ukrainian and Russian, a
+// kind asked with which or how many (see cyrillicKind).
 func kindWords(text string) []string {
 	words := splitWords(strings.ToLower(text))
 	have := map[string]bool{}
@@ -40,6 +96,12 @@ func kindWords(text string) []string {
 	}
 	var out []string
 	for i, w := range words {
+		for _, v := range cyrillicKind(words, i) {
+			if !have[v] {
+				have[v] = true
+				out = append(out, v)
+			}
+		}
 		k, plural := kindOf(w)
 		if k == "" {
 			continue

@@ -19,6 +19,11 @@ func TestKindWords(t *testing.T) {
 		{"what sports besides basketball", []string{"tennis"}, []string{"basketball"}},
 		{"when did Jolene buy her pet snake?", nil, []string{"dog", "snake"}},
 		{"the dog ate my homework", nil, []string{"cat"}},
+		{"Які тварини є в Анни?", []string{"собака", "кіт", "кот"}, nil},
+		{"скільки в неї дітей", []string{"син", "донька"}, nil},
+		{"Что за инструмент купил Тим?", []string{"гитара"}, nil},
+		{"какие языки знает Оля", []string{"английский", "англійська"}, nil},
+		{"де живе ця тварина", nil, []string{"собака"}},
 	} {
 		got := kindWords(c.query)
 		for _, w := range c.want {
