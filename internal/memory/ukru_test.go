@@ -160,3 +160,36 @@ func readLines(t *testing.T, path string, fn func(string)) {
 		t.Fatal(err)
 	}
 }
+
+// TestShortNames: a name of three letters asked in another form than a chat says it
+// («що нового в Олі?» of «Оля») finds the messages that name her and those she wrote, and
+// hers first; in Ukrainian such a word keeps its ending in the index (see stem.Query).
+func TestShortNames(t *testing.T) {
+	db := openStore(t)
+	chat := mynah.Chat{ID: -500, Type: mynah.ChatGroup}
+	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	petro, olya := mynah.UserNamed(1, "Петро"), mynah.UserNamed(2, "Оля")
+	msgs := []mynah.Message{
+		{ID: 1, Time: at, Sender: petro, Text: "Оля нарешті склала іспит з водіння"},
+		{ID: 2, Time: at.Add(time.Minute), Sender: petro, Text: "Завтра йдемо в кіно, квитки вже є"},
+		{ID: 3, Time: at.Add(48 * time.Hour), Sender: olya, Text: "Мені подарували велосипед, катаюся щодня"},
+		{ID: 4, Time: at.Add(49 * time.Hour), Sender: petro, Text: "Чудова погода для прогулянки в парку"},
+	}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+	for _, q := range []string{"Що нового в Олі?", "що робила Олю", "Що нового в Оли?"} {
+		res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q, K: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []mynah.MessageID
+		for _, r := range res {
+			ids = append(ids, r.MessageID)
+		}
+		if !slices.Equal(ids, []mynah.MessageID{3, 1}) {
+			t.Errorf("%s found %v, want hers (3), then the message naming her (1)", q, ids)
+		}
+	}
+}

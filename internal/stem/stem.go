@@ -68,10 +68,38 @@ func Query(word string) []string {
 		return []string{word}
 	}
 	ru, uk := rewrite(word, russianLang), rewrite(word, ukrainianLang)
-	if ru == uk {
-		return []string{ru}
+	out := []string{ru}
+	if uk != ru {
+		out = append(out, uk)
 	}
-	return []string{ru, uk}
+	return append(out, shortForms(word, out)...)
+}
+
+// shortEndings are the vowel endings a word of three letters takes («Оля», «Олі», «Олю»,
+// «Оле»; «Іра», «Іри»).
+const shortEndings = "аяіиуюео"
+
+// shortForms returns, for a Cyrillic word of three letters that ends in a vowel, what its
+// other forms of three letters are indexed as, besides have: Ukrainian keeps such a word's
+// ending (an ending never leaves fewer than three letters: «Київ» is not ки + їв), so that
+// «що подарували Олі?» would find neither «Оля» nor «Олю» of a Ukrainian chat (Russian
+// stems them all «ол»). A short name is the commonest such word, and its forms are the
+// ones people ask with.
+func shortForms(word string, have []string) []string {
+	w := []rune(strings.TrimSpace(word))
+	if len(w) != 3 || !isCyrillic(w[0]) || !isCyrillic(w[1]) || !strings.ContainsRune(shortEndings, lower(w[2])) {
+		return nil
+	}
+	var out []string
+	for _, e := range shortEndings {
+		form := string(w[:2]) + string(e)
+		for _, l := range []lang{ukrainianLang, russianLang} {
+			if f := rewrite(form, l); !slices.Contains(have, f) && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // IsApostrophe reports whether r is one of the apostrophes that join the two parts of a

@@ -99,6 +99,9 @@ func TestQuery(t *testing.T) {
 		{"машину", []string{"машин"}},        // both agree
 		{"робити", []string{"робит", "роб"}}, // neither: both stems
 		{"пам'ять", []string{"памят"}},       // the apostrophe is Ukrainian
+		{"Олі", []string{"олі", "ола", "ол", "оля", "оли", "олу", "олю", "оле", "оло"}}, // three letters: every form
+		{"очі", []string{"очі", "оча", "оч", "очя", "очи", "очу", "очю", "оче", "очо"}},
+		{"ліс", []string{"лох"}}, // no vowel ending
 	} {
 		if got := Query(c.in); !slices.Equal(got, c.want) {
 			t.Errorf("Query(%q) = %q, want %q", c.in, got, c.want)
