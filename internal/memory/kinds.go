@@ -89,19 +89,9 @@ func cyrillicKind(words []string, i int) []string {
 // search for a pet"), whose messages say the kind's word. In Ukrainian and Russian, a
 // kind asked with which or how many (see cyrillicKind).
 func kindWords(text string) []string {
-	words := splitWords(strings.ToLower(text))
-	have := map[string]bool{}
-	for _, w := range words {
-		have[w] = true
-	}
-	var out []string
+	words, more := moreWords(text)
 	for i, w := range words {
-		for _, v := range cyrillicKind(words, i) {
-			if !have[v] {
-				have[v] = true
-				out = append(out, v)
-			}
-		}
+		more.add(cyrillicKind(words, i)...)
 		k, plural := kindOf(w)
 		if k == "" {
 			continue
@@ -110,17 +100,37 @@ func kindWords(text string) []string {
 		for j >= 0 && kindOfWords[words[j]] {
 			j--
 		}
-		if !plural && (j < 0 || words[j] != "what" && words[j] != "which") {
-			continue
-		}
-		for _, v := range kinds[k] {
-			if !have[v] {
-				have[v] = true
-				out = append(out, v)
-			}
+		if plural || j >= 0 && (words[j] == "what" || words[j] == "which") {
+			more.add(kinds[k]...)
 		}
 	}
-	return out
+	return more.out
+}
+
+// extra collects the words added to a query's: each once, and none of its own.
+type extra struct {
+	have map[string]bool
+	out  []string
+}
+
+// moreWords returns the words of text, lower-cased, and an extra for them.
+func moreWords(text string) ([]string, *extra) {
+	words := splitWords(strings.ToLower(text))
+	e := &extra{have: make(map[string]bool, len(words))}
+	for _, w := range words {
+		e.have[w] = true
+	}
+	return words, e
+}
+
+// add adds the words of vs that are not there yet.
+func (e *extra) add(vs ...string) {
+	for _, v := range vs {
+		if !e.have[v] {
+			e.have[v] = true
+			e.out = append(e.out, v)
+		}
+	}
 }
 
 // kindOf returns the kind w names, and whether as several; "" when none.
@@ -169,19 +179,13 @@ var sameAs = func() map[string][]string {
 // variants returns the other words of the groups of sameWords the words of text are in,
 // without text's own words: asked about Ann's girlfriend, her chat says "my gf".
 func variants(text string) []string {
-	words := splitWords(strings.ToLower(text))
-	have := map[string]bool{}
-	for _, w := range words {
-		have[w] = true
-	}
-	var out []string
+	words, more := moreWords(text)
 	for _, w := range words {
 		for _, v := range sameAs[w] {
-			if !have[v] && w != v+"s" { // not "movie" for "movies": the same word to the index
-				have[v] = true
-				out = append(out, v)
+			if w != v+"s" { // not "movie" for "movies": the same word to the index
+				more.add(v)
 			}
 		}
 	}
-	return out
+	return more.out
 }
