@@ -84,13 +84,46 @@ func (s *Searcher) weighLength(cands []*candidate, whole map[*candidate]bool) {
 	if s.opts.LengthPrior <= 0 {
 		return
 	}
+	scale := s.speakerScale(cands)
 	for _, c := range cands {
-		w := s.lengthWeight(c.bodyWords())
+		w := s.lengthWeight(int(math.Round(float64(c.bodyWords()) * scale[c.msg.Sender.ID])))
 		if whole[c] {
 			w = math.Sqrt(w)
 		}
 		c.score *= w
 	}
+}
+
+// speakerScale returns what the length prior multiplies the lengths of each sender's
+// candidates by (see Options.SpeakerLength): (m/ms)^SpeakerLength, where m is the median
+// length of all of cands and ms of the sender's, for a sender of at least 3 of them; 1
+// for the others.
+func (s *Searcher) speakerScale(cands []*candidate) map[mynah.UserID]float64 {
+	bySender := map[mynah.UserID][]int{}
+	all := make([]int, 0, len(cands))
+	for _, c := range cands {
+		n := c.bodyWords()
+		bySender[c.msg.Sender.ID] = append(bySender[c.msg.Sender.ID], n)
+		all = append(all, n)
+	}
+	scale := make(map[mynah.UserID]float64, len(bySender))
+	m := median(all)
+	for id, ns := range bySender {
+		scale[id] = 1
+		if ms := median(ns); s.opts.SpeakerLength > 0 && len(ns) >= 3 && ms > 0 && m > 0 {
+			scale[id] = math.Pow(m/ms, s.opts.SpeakerLength)
+		}
+	}
+	return scale
+}
+
+// median returns the median of ns (sorting them), 0 for none.
+func median(ns []int) float64 {
+	if len(ns) == 0 {
+		return 0
+	}
+	slices.Sort(ns)
+	return float64(ns[len(ns)/2])
 }
 
 // lengthWeight is the weight of a message of words words (see Options.LengthPrior): 1
@@ -384,6 +417,8 @@ func Features() []Feature {
 			func(o *Options) { o.SpeakerLift = 0 }, func(o *Options) { o.SpeakerLift = 0.5 }},
 		{"length", "the shortest messages (\"see you!\") weigh less",
 			func(o *Options) { o.LengthPrior = 0 }, func(o *Options) { o.LengthPrior = 10 }},
+		{"speakerlength", "the length prior reads a message's length against its sender's usual length: a terse user's words do not weigh less than a long-winded assistant's",
+			func(o *Options) { o.SpeakerLength = 0 }, func(o *Options) { o.SpeakerLength = 0.5 }},
 		{"neighbours", "a short message takes a share of its best neighbour's score",
 			func(o *Options) { o.NeighbourWeight = 0 }, func(o *Options) { o.NeighbourWeight = 0.4 }},
 		{"span", "messages said in the time the query names come first",

@@ -530,3 +530,27 @@ func TestWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeakerLength: in a chat with an assistant that answers at length, the user's own
+// line that answers the question comes before the assistant's long reply that only
+// repeats its words: the length prior reads each sender against their usual length.
+func TestSpeakerLength(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	long := " Here are a few more thoughts on that, since there is a lot to say about planning, budgets, timing, packing lists, and the many small things that make a move or a trip go smoothly for everyone involved in it."
+	h := chatOf(t0,
+		"+0 Alice: sister moved to Lisbon",
+		"+1 Bob: How exciting that your sister moved! A sister who moved abroad is a reason to travel."+long,
+		"+60 Alice: my sister wants a cat",
+		"+61 Bob: A cat is a lovely idea for your sister."+long+long,
+		"+120 Alice: visiting my sister next week",
+		"+121 Bob: Visiting your sister sounds great."+long+long,
+	)
+	q := Query{Text: "where did my sister move?"}
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) < 2 || !before(got, 1, 2) {
+		t.Errorf("results %v, want Alice's 1 before the reply 2", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "speakerlength")
+	if got := searchIDs(t, h, off, q); len(got) < 2 || !before(got, 2, 1) {
+		t.Errorf("without speakerlength: %v, want the reply 2 first; the test does not show what it does", got)
+	}
+}

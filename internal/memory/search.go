@@ -116,6 +116,15 @@ type Options struct {
 	// messages, and the shortest ("see you!", "haha yes") match a name or one word and
 	// say nothing.
 	LengthPrior float64
+	// SpeakerLength makes the length prior read a message's length against its sender's
+	// usual length among the candidates: the length is multiplied by (m/ms)^SpeakerLength,
+	// m the median length of all candidates and ms of the sender's. A user who writes a
+	// line at a time to an assistant that answers in pages would otherwise weigh less for
+	// being terse: the prior is for the shortest messages of a chat ("see you!"), not for
+	// the shorter speaker. In LoCoMo made a chat with an assistant (TestLongTurns' first
+	// person) it raised recall@10 by 0.008-0.033; 1 (the whole ratio) raised it as much
+	// but cost LoCoMo's adversarial questions more than plain BM25 loses.
+	SpeakerLength float64
 	// SpanBoost multiplies by 1+SpanBoost the score of a message said in the time the
 	// query names ("last week", "in March"; see ParseTime); the words of a relative time
 	// ("last week") are not searched for.
@@ -186,7 +195,7 @@ type Options struct {
 // are there for chats and questions that need them.
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2,
-		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10,
+		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
 		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true, Variants: true}
 }
 
