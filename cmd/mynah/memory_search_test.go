@@ -275,6 +275,7 @@ func TestMemorySearchKinds(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	path := filepath.Join(t.TempDir(), "chat.jsonl")
 	var b strings.Builder
+	senderID := map[string]int{"Ann": 1001, "Bob": 1002, "Оля": 1003}
 	for i, m := range []struct{ sender, text string }{
 		{"Ann", "Rex the dog chewed my sofa again"},
 		{"Bob", "the pet shop on the corner closed down"},
@@ -286,7 +287,7 @@ func TestMemorySearchKinds(t *testing.T) {
 		{"Оля", "Годую кішку двічі на день"},
 	} {
 		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-0%dT10:00:00Z", "sender_id": %d, "sender_name": %q, "text": %q}`+"\n",
-			i+1, i+1, 1000+len(m.sender), m.sender, m.text)
+			i+1, i+1, senderID[m.sender], m.sender, m.text)
 	}
 	write(t, path, b.String())
 	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
