@@ -66,18 +66,28 @@ var cyrillicAsks = func() map[string]bool {
 	return m
 }()
 
+// cyrillicKindOf maps each form of cyrillicKinds' kind words to the kind's things.
+var cyrillicKindOf = func() map[string][]string {
+	m := map[string][]string{}
+	for _, k := range cyrillicKinds {
+		for _, f := range k.forms {
+			m[f] = k.things
+		}
+	}
+	return m
+}()
+
 // cyrillicKind returns the things of the kind words[i] asks for, a Ukrainian or Russian
 // form of a kind's word with an asking word at most three words before it («які тварини»,
 // «скільки в неї дітей», «что за инструмент»); nil when none.
 func cyrillicKind(words []string, i int) []string {
-	for _, k := range cyrillicKinds {
-		if !slices.Contains(k.forms, words[i]) {
-			continue
-		}
-		for j := max(0, i-3); j < i; j++ {
-			if cyrillicAsks[words[j]] {
-				return k.things
-			}
+	things := cyrillicKindOf[words[i]]
+	if things == nil {
+		return nil
+	}
+	for j := max(0, i-3); j < i; j++ {
+		if cyrillicAsks[words[j]] {
+			return things
 		}
 	}
 	return nil
@@ -87,9 +97,9 @@ func cyrillicKind(words []string, i int) []string {
 // kind asked for as several ("what pets", "how many instruments") or with what or which
 // ("what console", "which kind of flower"); not one named as such ("her pet snake", "a
 // search for a pet"), whose messages say the kind's word. In Ukrainian and Russian, a
-// kind asked with which or how many (see cyrillicKind).
-func kindWords(text string) []string {
-	words, more := moreWords(text)
+// kind asked with which or how many (see cyrillicKind). words are the query's, lower-cased;
+// the things go into more.
+func kindWords(words []string, more *extra) {
 	for i, w := range words {
 		more.add(cyrillicKind(words, i)...)
 		k, plural := kindOf(w)
@@ -104,7 +114,6 @@ func kindWords(text string) []string {
 			more.add(kinds[k]...)
 		}
 	}
-	return more.out
 }
 
 // extra collects the words added to a query's: each once, and none of its own.
@@ -113,11 +122,12 @@ type extra struct {
 	out  []string
 }
 
-// moreWords returns the words of text, lower-cased, and an extra for them.
-func moreWords(text string) ([]string, *extra) {
+// moreWords returns the words of text, lower-cased, and an extra for them that also
+// leaves out have.
+func moreWords(text string, have ...string) ([]string, *extra) {
 	words := splitWords(strings.ToLower(text))
-	e := &extra{have: make(map[string]bool, len(words))}
-	for _, w := range words {
+	e := &extra{have: make(map[string]bool, len(words)+len(have))}
+	for _, w := range slices.Concat(words, have) {
 		e.have[w] = true
 	}
 	return words, e
@@ -176,10 +186,9 @@ var sameAs = func() map[string][]string {
 	return m
 }()
 
-// variants returns the other words of the groups of sameWords the words of text are in,
-// without text's own words: asked about Ann's girlfriend, her chat says "my gf".
-func variants(text string) []string {
-	words, more := moreWords(text)
+// variants adds to more the other words of the groups of sameWords the query's words
+// (lower-cased) are in: asked about Ann's girlfriend, her chat says "my gf".
+func variants(words []string, more *extra) {
 	for _, w := range words {
 		for _, v := range sameAs[w] {
 			if w != v+"s" { // not "movie" for "movies": the same word to the index
@@ -187,5 +196,4 @@ func variants(text string) []string {
 			}
 		}
 	}
-	return more.out
 }

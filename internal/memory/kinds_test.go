@@ -25,7 +25,9 @@ func TestKindWords(t *testing.T) {
 		{"какие языки знает Оля", []string{"английский", "англійська"}, nil},
 		{"де живе ця тварина", nil, []string{"собака"}},
 	} {
-		got := kindWords(c.query)
+		words, more := moreWords(c.query)
+		kindWords(words, more)
+		got := more.out
 		for _, w := range c.want {
 			if !slices.Contains(got, w) {
 				t.Errorf("kindWords(%q) = %q, lacks %q", c.query, got, w)
@@ -56,7 +58,9 @@ func TestVariants(t *testing.T) {
 		{"mom and mother", []string{"mum", "mommy"}},
 		{"what did we talk about yesterday", nil},
 	} {
-		if got := variants(c.query); !slices.Equal(got, c.want) {
+		words, more := moreWords(c.query)
+		variants(words, more)
+		if got := more.out; !slices.Equal(got, c.want) {
 			t.Errorf("variants(%q) = %q, want %q", c.query, got, c.want)
 		}
 	}

@@ -293,16 +293,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	// about painting, those would outrank her painting of another week. So do the things
 	// of a kind asked for (Options.Kinds).
 	terms, boost := asked, s.monthTerms(tq.Span)
-	if s.opts.Kinds && !tq.When {
-		boost = append(boost, kindWords(tq.Text)...)
-	}
-	if s.opts.Variants {
-		for _, v := range variants(tq.Text) {
-			if !slices.Contains(boost, v) {
-				boost = append(boost, v)
-			}
-		}
-	}
+	boost = append(boost, s.addedWords(tq, boost)...)
 	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
 	if timeOnly {
 		// only a time: "what did we talk about yesterday?", "what did we do last
@@ -367,6 +358,20 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		})
 	}
 	return s.addNotes(ctx, q, terms, out, k)
+}
+
+// addedWords returns the words a search weighs beside tq's own and have, each once: the
+// things of a kind it asks for (Options.Kinds; not when it asks when) and the other words
+// for its words (Options.Variants).
+func (s *Searcher) addedWords(tq TimeQuery, have []string) []string {
+	words, more := moreWords(tq.Text, have...)
+	if s.opts.Kinds && !tq.When {
+		kindWords(words, more)
+	}
+	if s.opts.Variants {
+		variants(words, more)
+	}
+	return more.out
 }
 
 // firstWithin lifts the candidates said in span above all the others, keeping the order
