@@ -285,8 +285,10 @@ func TestMemorySearchKinds(t *testing.T) {
 		{"Оля", "Мій пес Барсик знову погриз капці"},
 		{"Оля", "Сьогодні на роботі був довгий день"},
 		{"Оля", "Годую кішку двічі на день"},
+		{"Bob", "made my favourite chicken pot pie for dinner"},
+		{"Ann", "cooking dinner for Bob tonight, he likes anything"},
 	} {
-		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-0%dT10:00:00Z", "sender_id": %d, "sender_name": %q, "text": %q}`+"\n",
+		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-%02dT10:00:00Z", "sender_id": %d, "sender_name": %q, "text": %q}`+"\n",
 			i+1, i+1, senderID[m.sender], m.sender, m.text)
 	}
 	write(t, path, b.String())
@@ -302,6 +304,10 @@ func TestMemorySearchKinds(t *testing.T) {
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "Які тварини є в Олі?", "-k", "2")
 	if !strings.Contains(out, "#6") || !strings.Contains(out, "#8") {
 		t.Errorf("Які тварини є в Олі? found:\n%s\nwant her dog (#6) and her cat (#8)", out)
+	}
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "which meat does Bob like for dinner?", "-k", "1")
+	if !strings.Contains(out, "#9") {
+		t.Errorf("which meat does Bob like for dinner? found:\n%s\nwant his chicken pot pie (#9)", out)
 	}
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "where is the pet shop?", "-k", "3")
 	if !strings.Contains(out, "#2") || strings.Contains(out, "#1") {

@@ -26,7 +26,30 @@ var kinds = map[string][]string{
 	"craft":      {"knitting", "sewing", "pottery", "woodworking", "crochet", "quilting"},
 	"genre":      {"rock", "jazz", "pop", "classical", "country", "hip-hop", "fantasy", "mystery", "romance", "horror", "comedy", "thriller"},
 	"flower":     {"roses", "rose", "tulips", "sunflowers", "lilies", "daisies", "orchids"},
+	"meat":       {"chicken", "beef", "pork", "steak", "lamb", "turkey", "bacon", "ham", "sausage", "veal"},
+	"dessert":    {"cake", "pie", "cookies", "brownies", "cupcakes", "pudding", "cheesecake", "tiramisu", "chocolate", "cookie", "muffins"},
+	"vegetable":  {"carrots", "broccoli", "spinach", "potatoes", "tomatoes", "lettuce", "peppers", "onions", "cucumbers", "zucchini", "kale"},
+	"snack":      {"chips", "popcorn", "pretzels", "nuts", "crackers", "granola", "cookies"},
+	"cuisine":    {"italian", "mexican", "chinese", "japanese", "thai", "indian", "french", "greek", "korean", "vietnamese"},
+	"exercise":   {"yoga", "running", "jogging", "pilates", "weightlifting", "gym", "swimming", "cycling", "hiking", "cardio", "stretching", "squats", "boxing"},
+	"workout":    {"yoga", "running", "jogging", "pilates", "weightlifting", "gym", "swimming", "cycling", "cardio", "stretching", "squats", "boxing"},
+	"hobby":      {"painting", "reading", "hiking", "cooking", "baking", "gardening", "photography", "knitting", "fishing", "camping", "writing", "drawing", "gaming", "yoga", "dancing", "pottery"},
+	"activity":   {"hiking", "camping", "swimming", "painting", "cooking", "baking", "reading", "biking", "running", "yoga", "dancing", "fishing", "gardening", "pottery", "museum", "beach", "picnic"},
+	"job":        {"teacher", "nurse", "doctor", "engineer", "lawyer", "counselor", "developer", "programmer", "designer", "chef", "writer", "artist", "firefighter", "accountant", "manager", "therapist", "volunteer", "intern"},
+	"career":     {"teacher", "nurse", "doctor", "engineer", "lawyer", "counselor", "counseling", "developer", "programmer", "designer", "chef", "writer", "artist", "firefighter", "accountant", "therapist", "business"},
+	"subject":    {"math", "physics", "chemistry", "biology", "history", "literature", "english", "economics", "psychology", "art"},
+	"holiday":    {"christmas", "thanksgiving", "easter", "halloween", "hanukkah", "diwali", "passover", "ramadan"},
+	"color":      {"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "brown", "gray", "grey"},
+	"game":       {"chess", "monopoly", "scrabble", "catan", "poker", "sudoku", "checkers", "minecraft", "fortnite", "zelda", "tetris"},
+	"country":    {"usa", "canada", "mexico", "brazil", "england", "france", "germany", "italy", "spain", "portugal", "greece", "ireland", "japan", "china", "india", "korea", "thailand", "australia", "egypt", "turkey", "sweden", "norway", "netherlands", "switzerland", "poland"},
+	"dance":      {"salsa", "ballet", "tango", "hip-hop", "contemporary", "jazz", "swing", "waltz", "breakdance"},
 }
+
+// severalOnly are the kinds whose things are everyday words of any chat ("what activity
+// did Ann do after the trek?" is answered in other words than hiking or swimming): they
+// weigh only where a query asks for several ("what activities…").
+var severalOnly = map[string]bool{"activity": true, "hobby": true, "game": true, "color": true, "subject": true,
+	"job": true, "career": true, "exercise": true, "workout": true, "country": true, "dance": true}
 
 // kindOfWords may stand between what or which and a kind: "what kind of flowers".
 var kindOfWords = map[string]bool{"kind": true, "kinds": true, "type": true, "types": true, "sort": true, "sorts": true, "of": true}
@@ -110,7 +133,8 @@ func kindWords(words []string, more *extra) {
 		for j >= 0 && kindOfWords[words[j]] {
 			j--
 		}
-		if plural || j >= 0 && (words[j] == "what" || words[j] == "which") {
+		asked := j >= 0 && (words[j] == "what" || words[j] == "which")
+		if plural && askedBefore(words, i) || !severalOnly[k] && asked {
 			more.add(kinds[k]...)
 		}
 	}
@@ -143,6 +167,17 @@ func (e *extra) add(vs ...string) {
 	}
 }
 
+// askedBefore reports whether one of the three words before words[i] asks for things
+// (what, which, how many): "what outdoor activities", not "colors and patterns".
+func askedBefore(words []string, i int) bool {
+	for j := max(0, i-3); j < i; j++ {
+		if words[j] == "what" || words[j] == "which" || words[j] == "many" {
+			return true
+		}
+	}
+	return false
+}
+
 // kindOf returns the kind w names, and whether as several; "" when none.
 func kindOf(w string) (string, bool) {
 	if _, ok := kinds[w]; ok {
@@ -151,6 +186,10 @@ func kindOf(w string) (string, bool) {
 	switch {
 	case w == "children":
 		return "child", true
+	case strings.HasSuffix(w, "ies") && kinds[w[:len(w)-3]+"y"] != nil: // activities, hobbies
+		return w[:len(w)-3] + "y", true
+	case strings.HasSuffix(w, "es") && kinds[w[:len(w)-2]] != nil: // dishes
+		return w[:len(w)-2], true
 	case strings.HasSuffix(w, "s") && kinds[w[:len(w)-1]] != nil: // every kind's plural but child's
 		return w[:len(w)-1], true
 	}

@@ -24,6 +24,15 @@ func TestKindWords(t *testing.T) {
 		{"Что за инструмент купил Тим?", []string{"гитара"}, nil},
 		{"какие языки знает Оля", []string{"английский", "англійська"}, nil},
 		{"де живе ця тварина", nil, []string{"собака"}},
+		{"Which meat does Audrey prefer?", []string{"chicken", "beef"}, nil},
+		{"What outdoor activities has Andrew done?", []string{"hiking", "camping"}, nil},
+		{"what European countries has Maria been to", []string{"france", "italy"}, nil},
+		{"What hobbies does Evan have?", []string{"painting", "gardening"}, nil},
+		// an everyday kind asked as one is answered in other words than its things
+		{"What activity did Melanie do with her dad?", nil, []string{"hiking"}},
+		// a kind named, not asked for
+		{"Why did Melanie use colors and patterns in her pottery?", nil, []string{"red"}},
+		{"How did Nate feel about sharing his dairy-free desserts?", nil, []string{"cake"}},
 	} {
 		words, more := moreWords(c.query)
 		kindWords(words, more)
