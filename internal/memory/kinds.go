@@ -42,6 +42,7 @@ var kinds = map[string][]string{
 	"color":      {"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "brown", "gray", "grey"},
 	"game":       {"chess", "monopoly", "scrabble", "catan", "poker", "sudoku", "checkers", "minecraft", "fortnite", "zelda", "tetris"},
 	"country":    {"usa", "canada", "mexico", "brazil", "england", "france", "germany", "italy", "spain", "portugal", "greece", "ireland", "japan", "china", "india", "korea", "thailand", "australia", "egypt", "turkey", "sweden", "norway", "netherlands", "switzerland", "poland"},
+	"food":       {"pizza", "pasta", "sushi", "tacos", "burgers", "burger", "salad", "soup", "curry", "ramen", "sandwich", "chicken", "steak", "pie", "pastries", "noodles", "rice"},
 	"dance":      {"salsa", "ballet", "tango", "hip-hop", "contemporary", "jazz", "swing", "waltz", "breakdance"},
 }
 
@@ -49,7 +50,7 @@ var kinds = map[string][]string{
 // did Ann do after the trek?" is answered in other words than hiking or swimming): they
 // weigh only where a query asks for several ("what activities…").
 var severalOnly = map[string]bool{"activity": true, "hobby": true, "game": true, "color": true, "subject": true,
-	"job": true, "career": true, "exercise": true, "workout": true, "country": true, "dance": true}
+	"job": true, "career": true, "exercise": true, "workout": true, "country": true, "dance": true, "food": true}
 
 // kindOfWords may stand between what or which and a kind: "what kind of flowers".
 var kindOfWords = map[string]bool{"kind": true, "kinds": true, "type": true, "types": true, "sort": true, "sorts": true, "of": true}

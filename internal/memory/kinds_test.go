@@ -28,6 +28,7 @@ func TestKindWords(t *testing.T) {
 		{"What outdoor activities has Andrew done?", []string{"hiking", "camping"}, nil},
 		{"what European countries has Maria been to", []string{"france", "italy"}, nil},
 		{"What hobbies does Evan have?", []string{"painting", "gardening"}, nil},
+		{"What are some foods that Audrey likes eating?", []string{"sushi", "pizza"}, nil},
 		// an everyday kind asked as one is answered in other words than its things
 		{"What activity did Melanie do with her dad?", nil, []string{"hiking"}},
 		// a kind named, not asked for
