@@ -43,6 +43,23 @@ var kinds = map[string][]string{
 	"game":       {"chess", "monopoly", "scrabble", "catan", "poker", "sudoku", "checkers", "minecraft", "fortnite", "zelda", "tetris"},
 	"country":    {"usa", "canada", "mexico", "brazil", "england", "france", "germany", "italy", "spain", "portugal", "greece", "ireland", "japan", "china", "india", "korea", "thailand", "australia", "egypt", "turkey", "sweden", "norway", "netherlands", "switzerland", "poland"},
 	"food":       {"pizza", "pasta", "sushi", "tacos", "burgers", "burger", "salad", "soup", "curry", "ramen", "sandwich", "chicken", "steak", "pie", "pastries", "noodles", "rice"},
+	"clothing":   {"shirt", "shirts", "jacket", "dress", "jeans", "shoes", "sweater", "boots", "coat", "pants", "skirt", "blazer", "hoodie", "sneakers", "scarf", "suit"},
+	"clothes":    {"shirt", "shirts", "jacket", "dress", "jeans", "shoes", "sweater", "boots", "coat", "pants", "skirt", "blazer", "hoodie", "sneakers", "scarf", "suit"},
+	"shoe":       {"sneakers", "boots", "sandals", "heels", "loafers", "slippers", "trainers"},
+	"jewelry":    {"necklace", "bracelet", "earrings", "ring", "watch", "pendant", "brooch"},
+	"plant":      {"fern", "succulent", "succulents", "cactus", "orchid", "basil", "monstera", "ivy", "bonsai", "tomatoes", "herbs"},
+	"herb":       {"basil", "mint", "rosemary", "thyme", "parsley", "cilantro", "oregano", "dill", "sage"},
+	"doctor":     {"dermatologist", "dentist", "physician", "therapist", "cardiologist", "pediatrician", "surgeon", "gynecologist", "optometrist", "chiropractor", "psychiatrist", "orthodontist"},
+	"specialist": {"dermatologist", "dentist", "cardiologist", "pediatrician", "surgeon", "gynecologist", "optometrist", "chiropractor", "psychiatrist", "orthodontist", "allergist"},
+	"fish":       {"goldfish", "betta", "guppy", "guppies", "tetra", "tetras", "angelfish", "cichlid", "koi", "salmon", "tuna", "cod", "trout"},
+	"bird":       {"parrot", "eagle", "owl", "hawk", "robin", "sparrow", "hummingbird", "cardinal", "pigeon", "parakeet", "woodpecker", "heron", "bluebird"},
+	"tree":       {"oak", "pine", "maple", "birch", "willow", "cedar", "palm", "apple", "cherry", "spruce"},
+	"furniture":  {"sofa", "couch", "table", "chair", "desk", "bed", "dresser", "bookshelf", "shelf", "wardrobe", "cabinet", "ottoman"},
+	"appliance":  {"fridge", "refrigerator", "oven", "microwave", "dishwasher", "washer", "dryer", "blender", "toaster", "vacuum", "kettle", "mixer"},
+	"device":     {"phone", "laptop", "tablet", "ipad", "iphone", "smartwatch", "kindle", "headphones", "earbuds", "camera", "console", "fitbit"},
+	"gadget":     {"phone", "laptop", "tablet", "ipad", "iphone", "smartwatch", "kindle", "headphones", "earbuds", "camera", "drone", "fitbit"},
+	"app":        {"instagram", "facebook", "tiktok", "twitter", "youtube", "spotify", "netflix", "whatsapp", "duolingo", "strava", "uber", "snapchat"},
+	"supplement": {"vitamin", "vitamins", "protein", "magnesium", "zinc", "iron", "creatine", "probiotics", "collagen"},
 	"dance":      {"salsa", "ballet", "tango", "hip-hop", "contemporary", "jazz", "swing", "waltz", "breakdance"},
 }
 
@@ -52,8 +69,10 @@ var kinds = map[string][]string{
 var severalOnly = map[string]bool{"activity": true, "hobby": true, "game": true, "color": true, "subject": true,
 	"job": true, "career": true, "exercise": true, "workout": true, "country": true, "dance": true, "food": true}
 
-// kindOfWords may stand between what or which and a kind: "what kind of flowers".
-var kindOfWords = map[string]bool{"kind": true, "kinds": true, "type": true, "types": true, "sort": true, "sorts": true, "of": true}
+// kindOfWords may stand between what, which or how many and a kind: "what kind of
+// flowers", "how many items of clothing".
+var kindOfWords = map[string]bool{"kind": true, "kinds": true, "type": true, "types": true, "sort": true, "sorts": true, "of": true,
+	"item": true, "items": true, "piece": true, "pieces": true}
 
 // cyrillicKinds are kinds as Ukrainian and Russian questions ask for them: the forms of
 // the kind's word a question uses, and the things of that kind in both languages (the
@@ -134,7 +153,7 @@ func kindWords(words []string, more *extra) {
 		for j >= 0 && kindOfWords[words[j]] {
 			j--
 		}
-		asked := j >= 0 && (words[j] == "what" || words[j] == "which")
+		asked := j >= 0 && (words[j] == "what" || words[j] == "which" || words[j] == "many")
 		if plural && askedBefore(words, i) || !severalOnly[k] && asked {
 			more.add(kinds[k]...)
 		}

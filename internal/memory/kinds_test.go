@@ -29,6 +29,9 @@ func TestKindWords(t *testing.T) {
 		{"what European countries has Maria been to", []string{"france", "italy"}, nil},
 		{"What hobbies does Evan have?", []string{"painting", "gardening"}, nil},
 		{"What are some foods that Audrey likes eating?", []string{"sushi", "pizza"}, nil},
+		{"How many items of clothing do I need to pick up or return from a store?", []string{"jacket", "shoes"}, nil},
+		{"How many different doctors did I visit?", []string{"dermatologist", "dentist"}, nil},
+		{"what plants did I buy last month", []string{"fern", "succulent"}, nil},
 		// an everyday kind asked as one is answered in other words than its things
 		{"What activity did Melanie do with her dad?", nil, []string{"hiking"}},
 		// a kind named, not asked for
