@@ -73,6 +73,15 @@ func talkWord(w string) bool {
 	return talkForms[w]
 }
 
+// metaWord reports whether w, a word of a question, speaks of the conversation itself
+// rather than of what it was about: "can you remind me what hotel you recommended in our
+// previous chat?", "what did Ann say about…", "I mentioned…". The answer rarely holds such
+// a word, and the messages that do are other talk about talking.
+func metaWord(w string) bool { return isASCII(w) && metaStems[english.Stem(w, false)] }
+
+var metaStems = map[string]bool{"recal": true, "previous": true, "earlier": true,
+	"convers": true, "wonder": true}
+
 var talkStems = map[string]bool{"talk": true, "say": true, "said": true, "tell": true, "told": true, "discuss": true,
 	"chat": true, "happen": true, "mention": true, "speak": true, "spoke": true, "new": true, "go": true, "up": true}
 

@@ -280,6 +280,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if !tq.Span.IsZero() {
 		asked = slices.DeleteFunc(asked, talkWord)
 	}
+	if rest := slices.DeleteFunc(slices.Clone(asked), metaWord); len(rest) > 0 {
+		asked = rest
+	}
 	var anchored Span // the time the query's events bound ("before the trip")
 	if len(tq.Anchors) > 0 && s.opts.AnchorBoost > 0 {
 		var err error
