@@ -66,6 +66,12 @@ func TestMemorySearchCLI(t *testing.T) {
 			t.Errorf("%q found:\n%s\nwant message %s, said %s", c.query, out, c.first, c.said)
 		}
 	}
+	// A question of nothing but the time before an event: what was said just before it,
+	// though no word of it is in them.
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "1001", "-q", "what did Alice do before the trip to Chicago?", "--at", "2024-05-28 09:00", "-k", "3")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.Contains(lines[0], "#3") || !strings.Contains(lines[1], "#2") || !strings.Contains(lines[2], "#1") {
+		t.Errorf("what did Alice do before the trip to Chicago? found:\n%s\nwant the trip (#3), then #2 and #1", out)
+	}
 	// Times said in Ukrainian or Russian bound the search as English ones do: the message
 	// of last week first, though the newer one says "стоматолог" twice.
 	uk := filepath.Join(t.TempDir(), "uk.jsonl")

@@ -240,6 +240,53 @@ func TestTimeAnchors(t *testing.T) {
 	}
 }
 
+// TestEventOnly: a question that asks only what was said before (after) an event gets
+// the message that tells of it and those said just before (after) it, closest first,
+// though they share no word with it; with any other word asked, the words rank.
+func TestEventOnly(t *testing.T) {
+	t0 := time.Date(2025, 3, 3, 10, 0, 0, 0, time.UTC)
+	day := 24 * 60
+	h := chatOf(t0,
+		"+0 Alice: I got a blue scarf at the market",
+		fmt.Sprintf("+%d Alice: booked the flights", 5*day),
+		fmt.Sprintf("+%d Alice: off on the trip to Japan tomorrow, so excited", 10*day),
+		fmt.Sprintf("+%d Alice: Kyoto is lovely", 12*day),
+		fmt.Sprintf("+%d Alice: home again, so tired", 20*day),
+	)
+	now := t0.AddDate(0, 1, 0)
+	for _, c := range []struct {
+		query string
+		want  []mynah.MessageID
+	}{
+		{"what did Alice do before the trip?", []mynah.MessageID{3, 2, 1}},
+		{"what happened after the trip to Japan?", []mynah.MessageID{3, 4, 5}},
+		{"what did we talk about before the trip", []mynah.MessageID{3, 2, 1}},
+	} {
+		if got := searchIDs(t, h, DefaultOptions(), Query{Text: c.query, Now: now, K: 3}); !slices.Equal(got, c.want) {
+			t.Errorf("%q: %v, want %v", c.query, got, c.want)
+		}
+	}
+	// what is asked besides the event is searched for
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "which scarf did Alice get before the trip?", Now: now, K: 3}); !slices.Contains(got, 1) || slices.Contains(got, 2) {
+		t.Errorf("a scarf before the trip: %v, want the scarf (1), not what shares no word with it (2)", got)
+	}
+	// a name asks for what that person said then
+	h2 := chatOf(t0,
+		"+0 Bob: fixed the bike",
+		"+1 Alice: lunch?",
+		"+2 Bob: packed my bag",
+		"+3 Alice: see you",
+		"+4 Alice: off on the trip to Japan tomorrow",
+	)
+	if got := searchIDs(t, h2, DefaultOptions(), Query{Text: "What did Bob do before the trip?", Now: now, K: 3}); !slices.Equal(got, []mynah.MessageID{5, 3, 1}) {
+		t.Errorf("Bob before the trip: %v, want [5 3 1]", got)
+	}
+	// the window's messages are not found again
+	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "what did Alice do before the trip?", Now: now, K: 3, Exclude: []mynah.MessageID{2}}); !slices.Equal(got, []mynah.MessageID{3, 1}) {
+		t.Errorf("excluding 2: %v, want [3 1]", got)
+	}
+}
+
 // TestCover: a question for several things joined with "and" gets a hit of each, even
 // when the best hits all tell of one; a question that asks for no several things keeps
 // its ranking. A Ukrainian question is read as an English one: «та» joins, and a message

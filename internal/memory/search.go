@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah"
@@ -285,9 +286,13 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	var anchored Span // the time the query's events bound ("before the trip")
 	if len(tq.Anchors) > 0 && s.opts.AnchorBoost > 0 {
+		var events []mynah.Message
 		var err error
-		if anchored, err = s.anchorSpan(ctx, q, asked, tq.Anchors); err != nil {
+		if anchored, events, err = s.anchorSpan(ctx, q, asked, tq.Anchors); err != nil {
 			return nil, err
+		}
+		if names, ok := s.eventOnly(q.Text, asked, tq.Anchors); ok && len(events) == 1 {
+			return s.aroundEvent(ctx, q, events[0], tq.Anchors[0].After, names, k)
 		}
 	}
 	// The month and year of the time named weigh where they meet what is asked ("what did
@@ -354,13 +359,17 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 
 	out := make([]Result, 0, k)
 	for _, c := range cands[:min(k, len(cands))] {
-		m := c.msg
-		out = append(out, Result{
-			Kind: KindMessage, Chat: m.Chat.ID, MessageID: m.ID, Time: m.Time, Score: c.score,
-			Snippet: Snippet(prompt.Body(&m), terms, 240), Source: fmt.Sprintf("chat %d #%d", m.Chat.ID, m.ID), Message: &m,
-		})
+		out = append(out, messageResult(c.msg, c.score, terms))
 	}
 	return s.addNotes(ctx, q, terms, out, k)
+}
+
+// messageResult is the result of message m found with score for terms.
+func messageResult(m mynah.Message, score float64, terms []string) Result {
+	return Result{
+		Kind: KindMessage, Chat: m.Chat.ID, MessageID: m.ID, Time: m.Time, Score: score,
+		Snippet: Snippet(prompt.Body(&m), terms, 240), Source: fmt.Sprintf("chat %d #%d", m.Chat.ID, m.ID), Message: &m,
+	}
 }
 
 // addedWords returns the words a search weighs beside tq's own and have, each once: the
@@ -480,13 +489,14 @@ const (
 // others when some tell of it. One that holds only some of them may well be the event
 // ("how long did Evan and his partner date before getting married?": "my partner and I
 // got married").
-func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anchors []Anchor) (Span, error) {
+func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anchors []Anchor) (Span, []mynah.Message, error) {
 	var span Span
+	var events []mynah.Message
 	for _, a := range anchors {
 		terms := Terms(a.Event, s.stop)
 		hits, err := s.searchHistory(ctx, mynah.SearchQuery{Agent: q.Agent, Chat: q.Chat, Sender: q.Sender, Terms: terms, Limit: anchorPool, AsOf: q.Until})
 		if err != nil {
-			return Span{}, fmt.Errorf("memory: searching for %q: %w", a.Event, err)
+			return Span{}, nil, fmt.Errorf("memory: searching for %q: %w", a.Event, err)
 		}
 		others := newHolder(slices.DeleteFunc(slices.Clone(asked), func(w string) bool { return slices.Contains(terms, w) }))
 		answers := make([]bool, len(hits))
@@ -504,20 +514,92 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anch
 				best = max(best, scores[i])
 			}
 		}
-		var at time.Time
+		var at *mynah.Message
 		for i, h := range hits {
 			if answers[i] || scores[i] < anchorStrong*best {
 				continue
 			}
-			if t := h.Message.Time; at.IsZero() || a.After && t.Before(at) || !a.After && t.After(at) {
-				at = t
+			if t := h.Message.Time; at == nil || a.After && t.Before(at.Time) || !a.After && t.After(at.Time) {
+				at = &hits[i].Message
 			}
 		}
-		if !at.IsZero() {
-			span = intersect(span, a.Span(at))
+		if at != nil {
+			span = intersect(span, a.Span(at.Time))
+			events = append(events, *at)
 		}
 	}
-	return span, nil
+	return span, events, nil
+}
+
+// aroundEvent returns, for a query that asks only what was said before (or after) an
+// event ("what did I do before the trip?"), the message that tells of the event and up
+// to k-1 of its chat's messages said just before (after) it, closest first: no word of
+// the query is in them, as none of a day's is in "what did we talk about yesterday?".
+func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message, after bool, names []string, k int) ([]Result, error) {
+	n := k - 1 + len(q.Exclude)
+	if len(names) > 0 {
+		n *= eventNamed
+	}
+	before, later := n, 0
+	if after {
+		before, later = 0, n
+	}
+	msgs, err := s.store.Around(ctx, q.Agent, event.Chat.ID, event.ID, before, later)
+	if err != nil {
+		return nil, fmt.Errorf("memory: reading around %q: %w", event.Text, err)
+	}
+	if !after {
+		slices.Reverse(msgs)
+	}
+	msgs = slices.DeleteFunc(msgs, func(m mynah.Message) bool {
+		return !q.Until.IsZero() && m.Time.After(q.Until) || (q.Chat == 0 || m.Chat.ID == q.Chat) && slices.Contains(q.Exclude, m.ID)
+	})
+	if theirs := slices.DeleteFunc(slices.Clone(msgs), func(m mynah.Message) bool {
+		return m.ID != event.ID && !slices.Contains(names, strings.ToLower(m.Sender.FirstName))
+	}); len(names) > 0 && len(theirs) > 1 {
+		msgs = theirs // what those named said, when they said anything then
+	}
+	out := make([]Result, 0, min(k, len(msgs)))
+	for i, m := range msgs[:min(k, len(msgs))] {
+		out = append(out, messageResult(m, float64(k-i)/float64(k), nil))
+	}
+	return out, nil
+}
+
+// doWords are the talk words (see talkWord) that tell of what was done too: "what did
+// Jean go through before meeting Maria?" asks for what she went through.
+var doWords = map[string]bool{"go": true, "goes": true, "going": true, "went": true, "up": true, "new": true}
+
+// eventNamed is how many times more messages than it returns aroundEvent reads around
+// an event when the query names whose it wants: it keeps theirs.
+const eventNamed = 4
+
+// eventOnly reports whether every word of text asked (asked) is a word of anchors' one
+// event, asks what was said or done ("what happened after the move?"), or is a name
+// (capitalised in text past its first word: "what did Alice do before the trip?"): the
+// query asks for nothing but the time before or after the event, of those named. It
+// returns the names, lower-cased.
+func (s *Searcher) eventOnly(text string, asked []string, anchors []Anchor) (names []string, ok bool) {
+	if len(anchors) != 1 {
+		return nil, false
+	}
+	event := Terms(anchors[0].Event, s.stop)
+	capital := map[string]bool{}
+	for i, w := range splitWords(text) {
+		if r, _ := utf8.DecodeRuneInString(w); i > 0 && unicode.IsUpper(r) {
+			capital[strings.ToLower(w)] = true
+		}
+	}
+	for _, w := range asked {
+		switch {
+		case slices.Contains(event, w) || talkWord(w) && !doWords[w]:
+		case capital[w]:
+			names = append(names, w)
+		default:
+			return nil, false
+		}
+	}
+	return names, true
 }
 
 // monthTerms are the words by which the history index finds every message said in span:
