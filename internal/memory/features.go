@@ -441,6 +441,8 @@ func Features() []Feature {
 			func(o *Options) { o.Kinds = false }, func(o *Options) { o.Kinds = true }},
 		{"variants", "a query's words are also searched as the other words a chat uses for them (\"gf\" for girlfriend, \"bday\" for birthday), where they meet its other words",
 			func(o *Options) { o.Variants = false }, func(o *Options) { o.Variants = true }},
+		{"past", "a question of the past also searches its verbs' past forms that stemming does not join (\"what did Ann buy?\": \"bought\")",
+			func(o *Options) { o.PastForms = false }, func(o *Options) { o.PastForms = true }},
 		{"diversity", "a query asking for several things gets them from several conversations (off by default)",
 			func(o *Options) { o.Diversity = 0 }, func(o *Options) { o.Diversity = 0.4 }},
 	}

@@ -256,3 +256,48 @@ func variants(words []string, more *extra) {
 		}
 	}
 }
+
+// pastForms are the past forms of English verbs that do not take -ed, by the form a
+// question asks with ("what did Ann buy?"): a chat tells what was done in the past
+// ("I bought a bike"), and stemming does not join the two.
+var pastForms = map[string][]string{
+	"buy": {"bought"}, "eat": {"ate", "eaten"}, "see": {"saw", "seen"},
+	"make": {"made"}, "get": {"got", "gotten"}, "take": {"took", "taken"}, "give": {"gave", "given"},
+	"meet": {"met"}, "run": {"ran"}, "win": {"won"}, "pay": {"paid"}, "sell": {"sold"},
+	"think": {"thought"}, "write": {"wrote", "written"}, "leave": {"left"}, "fly": {"flew", "flown"},
+	"drive": {"drove", "driven"}, "find": {"found"}, "lose": {"lost"}, "bring": {"brought"},
+	"teach": {"taught"}, "catch": {"caught"}, "feel": {"felt"}, "keep": {"kept"}, "sleep": {"slept"},
+	"spend": {"spent"}, "build": {"built"}, "send": {"sent"}, "begin": {"began", "begun"},
+	"drink": {"drank", "drunk"}, "sing": {"sang", "sung"}, "swim": {"swam", "swum"},
+	"break": {"broke", "broken"}, "choose": {"chose", "chosen"}, "wear": {"wore", "worn"},
+	"grow": {"grew", "grown"}, "know": {"knew", "known"}, "throw": {"threw", "thrown"},
+	"draw": {"drew", "drawn"}, "fall": {"fell", "fallen"}, "hold": {"held"}, "stand": {"stood"},
+	"sit": {"sat"}, "hear": {"heard"}, "become": {"became"}, "come": {"came"},
+	"forget": {"forgot", "forgotten"}, "ride": {"rode", "ridden"}, "wake": {"woke", "woken"},
+	"lead": {"led"}, "lend": {"lent"}, "shoot": {"shot"}, "steal": {"stole", "stolen"},
+	"dig": {"dug"}, "feed": {"fed"}, "fight": {"fought"}, "hide": {"hid", "hidden"},
+	"freeze": {"froze", "frozen"}, "tell": {"told"}, "say": {"said"},
+	"speak": {"spoke", "spoken"}, "hang": {"hung"}, "bite": {"bit", "bitten"}, "mean": {"meant"},
+}
+
+// pastAsks are the words that ask of the past.
+var pastAsks = map[string]bool{"did": true, "didn": true, "has": true, "have": true, "had": true, "hasn": true, "haven": true}
+
+// pastOf returns the past forms of the verbs of text, a question that asks of the past
+// ("what did Ann buy?", "where has Bob been?"; see pastForms), that its words lack. A
+// question in the present asks of the present: "where does John get his ideas?".
+func pastOf(text string) []string {
+	words := splitWords(strings.ToLower(text))
+	if !slices.ContainsFunc(words, func(w string) bool { return pastAsks[w] }) {
+		return nil
+	}
+	var out []string
+	for _, w := range words {
+		for _, p := range pastForms[w] {
+			if !slices.Contains(words, p) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

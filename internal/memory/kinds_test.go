@@ -78,3 +78,23 @@ func TestVariants(t *testing.T) {
 		}
 	}
 }
+
+// pastOf gives the past forms of a question of the past's verbs, and nothing for one in
+// the present or a form already asked.
+func TestPastOf(t *testing.T) {
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"What did Ann buy last week?", []string{"bought"}},
+		{"Where did Jolene meet her new friend Anna?", []string{"met"}},
+		{"what has Tim written or taught", nil}, // past forms already
+		{"How did Sam get into watercolor painting?", []string{"got", "gotten"}},
+		{"Where does John get his ideas from?", nil},
+		{"where did Andrew go in August", nil}, // "went": too common to help
+	} {
+		if got := pastOf(c.query); !slices.Equal(got, c.want) {
+			t.Errorf("pastOf(%q) = %q, want %q", c.query, got, c.want)
+		}
+	}
+}

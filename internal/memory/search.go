@@ -178,6 +178,12 @@ type Options struct {
 	// sameWords: "gf" for girlfriend, "bday" for birthday, "colour" for color), where they
 	// meet the query's other words, as Kinds does.
 	Variants bool
+	// PastForms searches, for a question of the past ("what did Ann buy?", "where has she
+	// been?"), also the past forms of its verbs that stemming does not join with them
+	// ("bought"; see pastForms): a question asks with "did" and the verb's plain form, a
+	// chat tells with its past. Not "go" ("went"): too common a word in a chat, it cost two
+	// LoCoMo questions more than it won.
+	PastForms bool
 	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
 	// the query and searches again (pseudo-relevance feedback), blending the second
 	// ranking in with ExpansionWeight.
@@ -197,7 +203,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true, Variants: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true, Variants: true, PastForms: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -301,6 +307,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	// about painting, those would outrank her painting of another week. So do the things
 	// of a kind asked for (Options.Kinds).
 	terms, boost := asked, s.monthTerms(tq.Span)
+	if s.opts.PastForms {
+		terms = slices.Concat(asked, pastOf(tq.Text))
+	}
 	boost = append(boost, s.addedWords(tq, boost)...)
 	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
 	if timeOnly {
