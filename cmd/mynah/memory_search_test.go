@@ -293,8 +293,8 @@ func TestMemorySearchKinds(t *testing.T) {
 		{"Оля", "Годую кішку двічі на день"},
 		{"Bob", "made my favourite chicken pot pie for dinner"},
 		{"Ann", "cooking dinner for Bob tonight, he likes anything"},
-		{"Ann", "finally bought a scratching post for the cat"},
-		{"Ann", "should I buy a new sofa or not"},
+		{"Bob", "finally bought a new bell for the bike"},
+		{"Bob", "should I buy a new helmet or not"},
 	} {
 		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-%02dT10:00:00Z", "sender_id": %d, "sender_name": %q, "text": %q}`+"\n",
 			i+1, i+1, senderID[m.sender], m.sender, m.text)
@@ -318,9 +318,9 @@ func TestMemorySearchKinds(t *testing.T) {
 		t.Errorf("which meat does Bob like for dinner? found:\n%s\nwant his chicken pot pie (#9)", out)
 	}
 	// a question asks "did … buy", the chat said "bought"
-	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "what did Ann buy for her cat?", "-k", "1")
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "what did Bob buy for his bike?", "-k", "1")
 	if !strings.Contains(out, "#11") {
-		t.Errorf("what did Ann buy for her cat? found:\n%s\nwant the scratching post she bought (#11)", out)
+		t.Errorf("what did Bob buy for his bike? found:\n%s\nwant the bell he bought (#11)", out)
 	}
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "where is the pet shop?", "-k", "3")
 	if !strings.Contains(out, "#2") || strings.Contains(out, "#1") {

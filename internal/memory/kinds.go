@@ -262,7 +262,7 @@ func variants(words []string, more *extra) {
 // ("I bought a bike"), and stemming does not join the two.
 var pastForms = map[string][]string{
 	"buy": {"bought"}, "eat": {"ate", "eaten"}, "see": {"saw", "seen"},
-	"make": {"made"}, "get": {"got", "gotten"}, "take": {"took", "taken"}, "give": {"gave", "given"},
+	"make": {"made"}, "take": {"took", "taken"}, "give": {"gave", "given"},
 	"meet": {"met"}, "run": {"ran"}, "win": {"won"}, "pay": {"paid"}, "sell": {"sold"},
 	"think": {"thought"}, "write": {"wrote", "written"}, "leave": {"left"}, "fly": {"flew", "flown"},
 	"drive": {"drove", "driven"}, "find": {"found"}, "lose": {"lost"}, "bring": {"brought"},

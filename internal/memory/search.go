@@ -181,8 +181,9 @@ type Options struct {
 	// PastForms searches, for a question of the past ("what did Ann buy?", "where has she
 	// been?"), also the past forms of its verbs that stemming does not join with them
 	// ("bought"; see pastForms): a question asks with "did" and the verb's plain form, a
-	// chat tells with its past. Not "go" ("went"): too common a word in a chat, it cost two
-	// LoCoMo questions more than it won.
+	// chat tells with its past. Not "go" ("went"), nor "get" ("got"): too common words in a
+	// chat, "went" cost two LoCoMo questions, and "which instrument did Bob get?" found
+	// "she got fat" before "my new guitar arrived".
 	PastForms bool
 	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
 	// the query and searches again (pseudo-relevance feedback), blending the second
