@@ -88,7 +88,7 @@ func TestPastOf(t *testing.T) {
 	}{
 		{"What did Ann buy last week?", []string{"bought"}},
 		{"Where did Jolene meet her new friend Anna?", []string{"met"}},
-		{"what has Tim written or taught", nil}, // past forms already
+		{"what has Tim written or taught", nil},            // past forms already
 		{"How did Sam get into watercolor painting?", nil}, // "got": too common a word
 		{"Where does John get his ideas from?", nil},
 		{"where did Andrew go in August", nil}, // "went": too common to help
