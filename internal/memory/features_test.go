@@ -281,6 +281,11 @@ func TestEventOnly(t *testing.T) {
 	if got := searchIDs(t, h2, DefaultOptions(), Query{Text: "What did Bob do before the trip?", Now: now, K: 3}); !slices.Equal(got, []mynah.MessageID{5, 3, 1}) {
 		t.Errorf("Bob before the trip: %v, want [5 3 1]", got)
 	}
+	// a search of one person's words finds theirs alone, in a group too: in their private
+	// chat, what they wrote anywhere is theirs to see, what others wrote is not
+	if got := searchIDs(t, h2, DefaultOptions(), Query{Text: "what did I do before the trip?", Now: now, K: 3, Sender: alice.ID}); !slices.Equal(got, []mynah.MessageID{5, 4, 2}) {
+		t.Errorf("Alice's words before the trip: %v, want [5 4 2], none of Bob's", got)
+	}
 	// the window's messages are not found again
 	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "what did Alice do before the trip?", Now: now, K: 3, Exclude: []mynah.MessageID{2}}); !slices.Equal(got, []mynah.MessageID{3, 1}) {
 		t.Errorf("excluding 2: %v, want [3 1]", got)

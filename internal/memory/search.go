@@ -547,7 +547,7 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anch
 // the query is in them, as none of a day's is in "what did we talk about yesterday?".
 func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message, after bool, names []string, k int) ([]Result, error) {
 	n := k - 1 + len(q.Exclude)
-	if len(names) > 0 {
+	if len(names) > 0 || q.Sender != 0 {
 		n *= eventNamed
 	}
 	before, later := n, 0
@@ -562,7 +562,8 @@ func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message
 		slices.Reverse(msgs)
 	}
 	msgs = slices.DeleteFunc(msgs, func(m mynah.Message) bool {
-		return !q.Until.IsZero() && m.Time.After(q.Until) || (q.Chat == 0 || m.Chat.ID == q.Chat) && slices.Contains(q.Exclude, m.ID)
+		return !q.Until.IsZero() && m.Time.After(q.Until) || (q.Chat == 0 || m.Chat.ID == q.Chat) && slices.Contains(q.Exclude, m.ID) ||
+			q.Sender != 0 && m.Sender.ID != q.Sender // one person's words: never another's, of whatever chat
 	})
 	if theirs := slices.DeleteFunc(slices.Clone(msgs), func(m mynah.Message) bool {
 		return m.ID != event.ID && !slices.Contains(names, strings.ToLower(m.Sender.FirstName))
