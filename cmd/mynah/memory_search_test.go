@@ -301,29 +301,29 @@ func TestMemorySearchKinds(t *testing.T) {
 	}
 	write(t, path, b.String())
 	mustCLI(t, h, "import", "--config", h.dir, "--chat", "1001", path)
-	out := mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "what pets does Ann have?", "-k", "2")
-	if !strings.Contains(out, "#1") || !strings.Contains(out, "#3") {
-		t.Errorf("what pets does Ann have? found:\n%s\nwant her dog (#1) and her cat (#3)", out)
-	}
-	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "which instrument did Bob get?", "-k", "1")
-	if !strings.Contains(out, "#5") {
-		t.Errorf("which instrument did Bob get? found:\n%s\nwant his guitar (#5)", out)
-	}
-	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "Які тварини є в Олі?", "-k", "2")
-	if !strings.Contains(out, "#6") || !strings.Contains(out, "#8") {
-		t.Errorf("Які тварини є в Олі? found:\n%s\nwant her dog (#6) and her cat (#8)", out)
-	}
-	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "which meat does Bob like for dinner?", "-k", "1")
-	if !strings.Contains(out, "#9") {
-		t.Errorf("which meat does Bob like for dinner? found:\n%s\nwant his chicken pot pie (#9)", out)
-	}
-	// a question asks "did … buy", the chat said "bought"
-	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "what did Bob buy for his bike?", "-k", "1")
-	if !strings.Contains(out, "#11") {
-		t.Errorf("what did Bob buy for his bike? found:\n%s\nwant the bell he bought (#11)", out)
-	}
-	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "where is the pet shop?", "-k", "3")
-	if !strings.Contains(out, "#2") || strings.Contains(out, "#1") {
-		t.Errorf("where is the pet shop? found:\n%s\nwant the shop (#2), not the dog (#1)", out)
+	for _, c := range []struct {
+		query, k   string
+		want, lack []string
+		why        string
+	}{
+		{"what pets does Ann have?", "2", []string{"#1", "#3"}, nil, "her dog (#1) and her cat (#3)"},
+		{"which instrument did Bob get?", "1", []string{"#5"}, nil, "his guitar (#5)"},
+		{"Які тварини є в Олі?", "2", []string{"#6", "#8"}, nil, "her dog (#6) and her cat (#8)"},
+		{"which meat does Bob like for dinner?", "1", []string{"#9"}, nil, "his chicken pot pie (#9)"},
+		// a question asks "did … buy", the chat said "bought"
+		{"what did Bob buy for his bike?", "1", []string{"#11"}, nil, "the bell he bought (#11)"},
+		{"where is the pet shop?", "3", []string{"#2"}, []string{"#1"}, "the shop (#2), not the dog (#1)"},
+	} {
+		out := mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", c.query, "-k", c.k)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s found:\n%s\nwant %s", c.query, out, c.why)
+			}
+		}
+		for _, l := range c.lack {
+			if strings.Contains(out, l) {
+				t.Errorf("%s found:\n%s\nwant %s", c.query, out, c.why)
+			}
+		}
 	}
 }

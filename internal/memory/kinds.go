@@ -6,14 +6,14 @@ import (
 )
 
 // kinds are everyday words for a kind of thing, each with the things of that kind people
-// name instead: asked "what pets does Ann have?", a chat says "my dog".
-var kinds = map[string][]string{
+// name instead: asked "what pets does Ann have?", a chat says "my dog". Words for the
+// same kind share its list (see sameKinds).
+var kinds = withSameKinds(map[string][]string{
 	"pet":        {"dog", "dogs", "puppy", "cat", "cats", "kitten", "hamster", "rabbit", "bunny", "parrot", "turtle", "snake", "lizard", "goldfish"},
 	"instrument": {"guitar", "piano", "violin", "drums", "flute", "saxophone", "cello", "trumpet", "ukulele", "clarinet", "harp", "banjo"},
 	"sport":      {"football", "soccer", "basketball", "baseball", "tennis", "volleyball", "hockey", "golf", "swimming", "cycling", "boxing", "rugby", "cricket", "skiing", "surfing", "badminton"},
 	"console":    {"nintendo", "playstation", "xbox", "wii", "switch", "ps5", "ps4"},
 	"drink":      {"coffee", "tea", "beer", "wine", "juice", "soda", "cocktail", "smoothie"},
-	"beverage":   {"coffee", "tea", "beer", "wine", "juice", "soda", "cocktail", "smoothie"},
 	"fruit":      {"apple", "apples", "banana", "bananas", "orange", "mango", "strawberries", "grapes", "peach", "pear", "cherries", "berries"},
 	"vehicle":    {"car", "truck", "motorcycle", "bike", "van", "suv", "scooter"},
 	"language":   {"english", "spanish", "french", "german", "italian", "chinese", "japanese", "russian", "portuguese", "arabic", "korean"},
@@ -32,7 +32,6 @@ var kinds = map[string][]string{
 	"snack":      {"chips", "popcorn", "pretzels", "nuts", "crackers", "granola", "cookies"},
 	"cuisine":    {"italian", "mexican", "chinese", "japanese", "thai", "indian", "french", "greek", "korean", "vietnamese"},
 	"exercise":   {"yoga", "running", "jogging", "pilates", "weightlifting", "gym", "swimming", "cycling", "hiking", "cardio", "stretching", "squats", "boxing"},
-	"workout":    {"yoga", "running", "jogging", "pilates", "weightlifting", "gym", "swimming", "cycling", "cardio", "stretching", "squats", "boxing"},
 	"hobby":      {"painting", "reading", "hiking", "cooking", "baking", "gardening", "photography", "knitting", "fishing", "camping", "writing", "drawing", "gaming", "yoga", "dancing", "pottery"},
 	"activity":   {"hiking", "camping", "swimming", "painting", "cooking", "baking", "reading", "biking", "running", "yoga", "dancing", "fishing", "gardening", "pottery", "museum", "beach", "picnic"},
 	"job":        {"teacher", "nurse", "doctor", "engineer", "lawyer", "counselor", "developer", "programmer", "designer", "chef", "writer", "artist", "firefighter", "accountant", "manager", "therapist", "volunteer", "intern"},
@@ -44,23 +43,31 @@ var kinds = map[string][]string{
 	"country":    {"usa", "canada", "mexico", "brazil", "england", "france", "germany", "italy", "spain", "portugal", "greece", "ireland", "japan", "china", "india", "korea", "thailand", "australia", "egypt", "turkey", "sweden", "norway", "netherlands", "switzerland", "poland"},
 	"food":       {"pizza", "pasta", "sushi", "tacos", "burgers", "burger", "salad", "soup", "curry", "ramen", "sandwich", "chicken", "steak", "pie", "pastries", "noodles", "rice"},
 	"clothing":   {"shirt", "shirts", "jacket", "dress", "jeans", "shoes", "sweater", "boots", "coat", "pants", "skirt", "blazer", "hoodie", "sneakers", "scarf", "suit"},
-	"clothes":    {"shirt", "shirts", "jacket", "dress", "jeans", "shoes", "sweater", "boots", "coat", "pants", "skirt", "blazer", "hoodie", "sneakers", "scarf", "suit"},
 	"shoe":       {"sneakers", "boots", "sandals", "heels", "loafers", "slippers", "trainers"},
 	"jewelry":    {"necklace", "bracelet", "earrings", "ring", "watch", "pendant", "brooch"},
 	"plant":      {"fern", "succulent", "succulents", "cactus", "orchid", "basil", "monstera", "ivy", "bonsai", "tomatoes", "herbs"},
 	"herb":       {"basil", "mint", "rosemary", "thyme", "parsley", "cilantro", "oregano", "dill", "sage"},
-	"doctor":     {"dermatologist", "dentist", "physician", "therapist", "cardiologist", "pediatrician", "surgeon", "gynecologist", "optometrist", "chiropractor", "psychiatrist", "orthodontist"},
-	"specialist": {"dermatologist", "dentist", "cardiologist", "pediatrician", "surgeon", "gynecologist", "optometrist", "chiropractor", "psychiatrist", "orthodontist", "allergist"},
+	"doctor":     {"dermatologist", "dentist", "physician", "therapist", "cardiologist", "pediatrician", "surgeon", "gynecologist", "optometrist", "chiropractor", "psychiatrist", "orthodontist", "allergist"},
 	"fish":       {"goldfish", "betta", "guppy", "guppies", "tetra", "tetras", "angelfish", "cichlid", "koi", "salmon", "tuna", "cod", "trout"},
 	"bird":       {"parrot", "eagle", "owl", "hawk", "robin", "sparrow", "hummingbird", "cardinal", "pigeon", "parakeet", "woodpecker", "heron", "bluebird"},
 	"tree":       {"oak", "pine", "maple", "birch", "willow", "cedar", "palm", "apple", "cherry", "spruce"},
 	"furniture":  {"sofa", "couch", "table", "chair", "desk", "bed", "dresser", "bookshelf", "shelf", "wardrobe", "cabinet", "ottoman"},
 	"appliance":  {"fridge", "refrigerator", "oven", "microwave", "dishwasher", "washer", "dryer", "blender", "toaster", "vacuum", "kettle", "mixer"},
-	"device":     {"phone", "laptop", "tablet", "ipad", "iphone", "smartwatch", "kindle", "headphones", "earbuds", "camera", "console", "fitbit"},
-	"gadget":     {"phone", "laptop", "tablet", "ipad", "iphone", "smartwatch", "kindle", "headphones", "earbuds", "camera", "drone", "fitbit"},
+	"device":     {"phone", "laptop", "tablet", "ipad", "iphone", "smartwatch", "kindle", "headphones", "earbuds", "camera", "console", "drone", "fitbit"},
 	"app":        {"instagram", "facebook", "tiktok", "twitter", "youtube", "spotify", "netflix", "whatsapp", "duolingo", "strava", "uber", "snapchat"},
 	"supplement": {"vitamin", "vitamins", "protein", "magnesium", "zinc", "iron", "creatine", "probiotics", "collagen"},
 	"dance":      {"salsa", "ballet", "tango", "hip-hop", "contemporary", "jazz", "swing", "waltz", "breakdance"},
+})
+
+// sameKinds are the other words for a kind of kinds: "what beverages…" asks for drinks.
+var sameKinds = map[string]string{"beverage": "drink", "clothes": "clothing", "workout": "exercise", "gadget": "device", "specialist": "doctor"}
+
+// withSameKinds adds to kinds the words of sameKinds, each with its kind's list.
+func withSameKinds(kinds map[string][]string) map[string][]string {
+	for w, k := range sameKinds {
+		kinds[w] = kinds[k]
+	}
+	return kinds
 }
 
 // severalOnly are the kinds whose things are everyday words of any chat ("what activity

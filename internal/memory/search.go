@@ -299,7 +299,11 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			return nil, err
 		}
 		if names, ok := s.eventOnly(q.Text, asked, tq.Anchors); ok && len(events) == 1 {
-			return s.aroundEvent(ctx, q, events[0], tq.Anchors[0].After, names, k)
+			out, err := s.aroundEvent(ctx, q, events[0], tq.Anchors[0].After, names, k)
+			if err != nil {
+				return nil, err
+			}
+			return s.addNotes(ctx, q, asked, out, k)
 		}
 	}
 	// The month and year of the time named weigh where they meet what is asked ("what did
