@@ -15,7 +15,7 @@ import (
 // chatOf builds a history of one chat from lines "+minutes sender: text", ids from 1.
 func chatOf(t0 time.Time, lines ...string) *fakeHistory {
 	h := &fakeHistory{}
-	users := map[string]mynah.User{"Alice": alice, "Bob": bob}
+	users := map[string]mynah.User{"Alice": alice, "Bob": bob, "Mynah": {ID: 99, FirstName: "Mynah", IsBot: true}}
 	for i, l := range lines {
 		var minutes int
 		var rest string
@@ -25,7 +25,7 @@ func chatOf(t0 time.Time, lines ...string) *fakeHistory {
 		rest = l[strings.Index(l, " ")+1:]
 		name, text, _ := strings.Cut(rest, ": ")
 		h.msgs = append(h.msgs, mynah.Message{Agent: "a", Chat: chat, ID: mynah.MessageID(i + 1), Sender: users[name],
-			Time: t0.Add(time.Duration(minutes) * time.Minute), Text: text})
+			Time: t0.Add(time.Duration(minutes) * time.Minute), Text: text, Outgoing: name == "Mynah"})
 	}
 	return h
 }
@@ -289,6 +289,16 @@ func TestEventOnly(t *testing.T) {
 	// the window's messages are not found again
 	if got := searchIDs(t, h, DefaultOptions(), Query{Text: "what did Alice do before the trip?", Now: now, K: 3, Exclude: []mynah.MessageID{2}}); !slices.Equal(got, []mynah.MessageID{3, 1}) {
 		t.Errorf("excluding 2: %v, want [3 1]", got)
+	}
+	// the trip is when Alice told of it, not when the agent wished her a good one
+	h3 := chatOf(t0,
+		"+0 Alice: bought sunscreen",
+		"+1 Alice: off on the trip to Lisbon on Friday",
+		"+2 Alice: packed the bags",
+		"+3 Mynah: have a wonderful trip to Lisbon, Alice, and send me photos from the trip",
+	)
+	if got := searchIDs(t, h3, DefaultOptions(), Query{Text: "what did Alice do before the trip?", Now: now, K: 2}); !slices.Equal(got, []mynah.MessageID{2, 1}) {
+		t.Errorf("before the trip the agent wished a good one: %v, want [2 1]", got)
 	}
 }
 

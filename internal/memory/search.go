@@ -513,24 +513,35 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anch
 			return Span{}, nil, fmt.Errorf("memory: searching for %q: %w", a.Event, err)
 		}
 		others := newHolder(slices.DeleteFunc(slices.Clone(asked), func(w string) bool { return slices.Contains(terms, w) }))
-		answers := make([]bool, len(hits))
+		skip := make([]bool, len(hits)) // the hits that do not date the event
 		for i, h := range hits {
-			answers[i] = len(others.words) >= 2 && others.holdsAll(&candidate{msg: h.Message})
+			skip[i] = len(others.words) >= 2 && others.holdsAll(&candidate{msg: h.Message})
 		}
-		if !slices.Contains(answers, false) {
-			clear(answers) // only answers tell of the event: they tell its time too
+		if !slices.Contains(skip, false) {
+			clear(skip) // only answers tell of the event: they tell its time too
+		}
+		// The agent's own words about an event ("enjoy your Lisbon trip!") restate it,
+		// often later than it was told: the people's tell it when there are some.
+		people := false
+		for i, h := range hits {
+			people = people || !skip[i] && !byAgent(&h.Message)
+		}
+		if people {
+			for i, h := range hits {
+				skip[i] = skip[i] || byAgent(&h.Message)
+			}
 		}
 		scores := make([]float64, len(hits))
 		best := 0.0
 		for i, h := range hits {
-			if !answers[i] {
+			if !skip[i] {
 				scores[i] = h.Score * s.lengthWeight(bodyWords(&h.Message))
 				best = max(best, scores[i])
 			}
 		}
 		var at *mynah.Message
 		for i, h := range hits {
-			if answers[i] || scores[i] < anchorStrong*best {
+			if skip[i] || scores[i] < anchorStrong*best {
 				continue
 			}
 			if t := h.Message.Time; at == nil || a.After && t.Before(at.Time) || !a.After && t.After(at.Time) {
@@ -544,6 +555,9 @@ func (s *Searcher) anchorSpan(ctx context.Context, q Query, asked []string, anch
 	}
 	return span, events, nil
 }
+
+// byAgent reports whether m was said by the agent (or another bot), not a person.
+func byAgent(m *mynah.Message) bool { return m.Outgoing || m.Sender.IsBot }
 
 // aroundEvent returns, for a query that asks only what was said before (or after) an
 // event ("what did I do before the trip?"), the message that tells of the event and up
