@@ -281,6 +281,14 @@ func TestEventOnly(t *testing.T) {
 	if got := searchIDs(t, h2, DefaultOptions(), Query{Text: "What did Bob do before the trip?", Now: now, K: 3}); !slices.Equal(got, []mynah.MessageID{5, 3, 1}) {
 		t.Errorf("Bob before the trip: %v, want [5 3 1]", got)
 	}
+	// a name typed in lower case is a name when someone of the time is called so
+	if got := searchIDs(t, h2, DefaultOptions(), Query{Text: "what did bob do before the trip?", Now: now, K: 3}); !slices.Equal(got, []mynah.MessageID{5, 3, 1}) {
+		t.Errorf("bob before the trip: %v, want [5 3 1]", got)
+	}
+	// and a word no one is called is searched for, not taken for a name
+	if got := searchIDs(t, h2, DefaultOptions(), Query{Text: "what did we pack before the trip?", Now: now, K: 3}); !slices.Contains(got, 3) || slices.Contains(got, 4) {
+		t.Errorf("packed before the trip: %v, want the packing (3), not what shares no word with it (4)", got)
+	}
 	// a search of one person's words finds theirs alone, in a group too: in their private
 	// chat, what they wrote anywhere is theirs to see, what others wrote is not
 	if got := searchIDs(t, h2, DefaultOptions(), Query{Text: "what did I do before the trip?", Now: now, K: 3, Sender: alice.ID}); !slices.Equal(got, []mynah.MessageID{5, 4, 2}) {

@@ -298,12 +298,14 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		if anchored, events, err = s.anchorSpan(ctx, q, asked, tq.Anchors); err != nil {
 			return nil, err
 		}
-		if names, ok := s.eventOnly(q.Text, asked, tq.Anchors); ok && len(events) == 1 {
-			out, err := s.aroundEvent(ctx, q, events[0], tq.Anchors[0].After, names, k)
+		if names, maybe, ok := s.eventOnly(q.Text, asked, tq.Anchors); ok && len(events) == 1 {
+			out, found, err := s.aroundEvent(ctx, q, events[0], tq.Anchors[0].After, names, maybe, k)
 			if err != nil {
 				return nil, err
 			}
-			return s.addNotes(ctx, q, asked, out, k)
+			if found {
+				return s.addNotes(ctx, q, asked, out, k)
+			}
 		}
 	}
 	// The month and year of the time named weigh where they meet what is asked ("what did
@@ -563,9 +565,12 @@ func byAgent(m *mynah.Message) bool { return m.Outgoing || m.Sender.IsBot }
 // event ("what did I do before the trip?"), the message that tells of the event and up
 // to k-1 of its chat's messages said just before (after) it, closest first: no word of
 // the query is in them, as none of a day's is in "what did we talk about yesterday?".
-func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message, after bool, names []string, k int) ([]Result, error) {
+// maybe, when not "", is a word of the query that is a name only if someone of those
+// messages is called so ("what did bob do before the trip?"); found is false when no one
+// is: the query asks for something else ("what did we pack before the trip?").
+func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message, after bool, names []string, maybe string, k int) (out []Result, found bool, err error) {
 	n := k - 1 + len(q.Exclude)
-	if len(names) > 0 || q.Sender != 0 {
+	if len(names) > 0 || maybe != "" || q.Sender != 0 {
 		n *= eventNamed
 	}
 	before, later := n, 0
@@ -574,7 +579,13 @@ func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message
 	}
 	msgs, err := s.store.Around(ctx, q.Agent, event.Chat.ID, event.ID, before, later)
 	if err != nil {
-		return nil, fmt.Errorf("memory: reading around %q: %w", event.Text, err)
+		return nil, false, fmt.Errorf("memory: reading around %q: %w", event.Text, err)
+	}
+	if maybe != "" {
+		if !slices.ContainsFunc(msgs, func(m mynah.Message) bool { return strings.ToLower(m.Sender.FirstName) == maybe }) {
+			return nil, false, nil
+		}
+		names = append(names, maybe)
 	}
 	if !after {
 		slices.Reverse(msgs)
@@ -588,11 +599,11 @@ func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message
 	}); len(names) > 0 && len(theirs) > 1 {
 		msgs = theirs // what those named said, when they said anything then
 	}
-	out := make([]Result, 0, min(k, len(msgs)))
+	out = make([]Result, 0, min(k, len(msgs)))
 	for i, m := range msgs[:min(k, len(msgs))] {
 		out = append(out, messageResult(m, float64(k-i)/float64(k), nil))
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // doWords are the talk words (see talkWord) that tell of what was done too: "what did
@@ -607,10 +618,11 @@ const eventNamed = 4
 // event, asks what was said or done ("what happened after the move?"), or is a name
 // (capitalised in text past its first word: "what did Alice do before the trip?"): the
 // query asks for nothing but the time before or after the event, of those named. It
-// returns the names, lower-cased.
-func (s *Searcher) eventOnly(text string, asked []string, anchors []Anchor) (names []string, ok bool) {
+// returns the names, lower-cased, and maybe, one word written in lower case that is
+// none of those and may be a name ("what did bob do before the trip?"; see aroundEvent).
+func (s *Searcher) eventOnly(text string, asked []string, anchors []Anchor) (names []string, maybe string, ok bool) {
 	if len(anchors) != 1 {
-		return nil, false
+		return nil, "", false
 	}
 	event := Terms(anchors[0].Event, s.stop)
 	capital := map[string]bool{}
@@ -624,11 +636,18 @@ func (s *Searcher) eventOnly(text string, asked []string, anchors []Anchor) (nam
 		case slices.Contains(event, w) || talkWord(w) && !doWords[w]:
 		case capital[w]:
 			names = append(names, w)
+		case maybe == "" && isName(w):
+			maybe = w
 		default:
-			return nil, false
+			return nil, "", false
 		}
 	}
-	return names, true
+	return names, maybe, true
+}
+
+// isName reports whether w could be someone's first name: letters only.
+func isName(w string) bool {
+	return w != "" && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
 }
 
 // monthTerms are the words by which the history index finds every message said in span:
