@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah"
 )
@@ -253,7 +252,7 @@ func anchorAt(query string, toks []timeToken, bound string, bi int, now time.Tim
 		if j > bi && strings.ContainsAny(query[toks[j-1].end:toks[j].start], ",.;:!?()") {
 			break
 		}
-		if eventStop(toks[j].w) || boundWord(toks, j) != "" || purposeAt(query, toks, bi, j) {
+		if eventStop(toks[j].w) || boundWord(toks, j) != "" {
 			break
 		}
 		if _, m := spanAt(toks, j, now, false); m > 0 {
@@ -273,25 +272,6 @@ func anchorAt(query string, toks []timeToken, bound string, bi int, now time.Tim
 	}
 	return Anchor{Event: event, After: after}, n
 }
-
-// purposeAt reports whether toks[j] starts a purpose clause after an event named as a
-// thing ("the road trip to relax", "her visit to see grandma"): "to" followed by a word
-// written in lower case that is no article or possessive; not a destination ("the trip to
-// Japan", "the move to the city") nor an event told as an action ("moving to Berlin").
-func purposeAt(query string, toks []timeToken, bi, j int) bool {
-	if toks[j].w != "to" || j == bi || j+1 >= len(toks) || toks[j+1].alias || !determiner[toks[bi].w] {
-		return false
-	}
-	next := toks[j+1]
-	if r, _ := utf8.DecodeRuneInString(query[next.start:]); !unicode.IsLower(r) {
-		return false
-	}
-	return !determiner[next.w]
-}
-
-// determiner are the words that start a noun phrase: "the trip", "her visit".
-var determiner = map[string]bool{"the": true, "a": true, "an": true, "my": true, "your": true, "his": true, "her": true,
-	"our": true, "their": true, "its": true, "this": true, "that": true}
 
 // eventStop reports whether w ends an anchor's event: a conjunction or a word that starts
 // another clause ("before the trip and what did…", "after the move did she…").

@@ -241,9 +241,7 @@ func TestParseTimeAnchors(t *testing.T) {
 		want  []Anchor
 	}{
 		{"what did I buy before the trip?", []Anchor{{Event: "the trip"}}},
-		{"what did Melanie do after the road trip to relax?", []Anchor{{Event: "the road trip", After: true}}},
-		{"what did I buy before the trip to Japan?", []Anchor{{Event: "the trip to Japan"}}},
-		{"what did I buy before the move to the city?", []Anchor{{Event: "the move to the city"}}},
+		{"what did alice do before the trip to chicago", []Anchor{{Event: "the trip to chicago"}}},
 		{"Where did John live before traveling to Chicago", []Anchor{{Event: "traveling to Chicago"}}},
 		{"how did she feel after the accident, and why?", []Anchor{{Event: "the accident", After: true}}},
 		{"what changed since we moved to Berlin", []Anchor{{Event: "we moved to Berlin", After: true}}},
