@@ -330,3 +330,29 @@ func TestMemorySearchKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestMemorySearchAsker: in an imported chat with an assistant (whose answers are several
+// times as long as the person's messages), a question in the first person finds what the
+// person told, not the assistant's restating of it, which shares more of its words.
+func TestMemorySearchAsker(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	path := filepath.Join(t.TempDir(), "assistant.jsonl")
+	advice := " Most kittens calm down within a day, eat normally again by the next morning, and the best thing to do is to leave the door open and let her come out when she wants."
+	var b strings.Builder
+	for i, m := range []struct{ user, assistant string }{
+		{"my kitten hid under the chair all evening after the vet", "A kitten often reacts to an injection by hiding for a day or two, so give her a quiet corner and some treats." + advice},
+		{"my kitten bit the cable", "A kitten bites cables while teething, so hide them behind the furniture and give her chew toys." + advice},
+		{"my kitten scratched the sofa", "A kitten scratches to keep her claws sharp, so put a scratching post next to the sofa." + advice},
+		{"what should I cook tonight", "A quick pasta with tomatoes, garlic and basil takes twenty minutes, and a green salad goes well with it." + advice},
+	} {
+		at := time.Date(2024, 5, 1+i, 10, 0, 0, 0, time.UTC)
+		fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 5001, "sender_name": "user", "text": %q}`+"\n", 2*i+1, at.Format(time.RFC3339), m.user)
+		fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 5002, "sender_name": "assistant", "text": %q}`+"\n", 2*i+2, at.Add(time.Minute).Format(time.RFC3339), m.assistant)
+	}
+	write(t, path, b.String())
+	mustCLI(t, h, "import", "--config", h.dir, "--chat", "2001", path)
+	out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "2001", "-q", "how did my kitten react at the vet to the injection?", "-k", "2")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) == 0 || !strings.Contains(lines[0], "#1 ") {
+		t.Errorf("how did my kitten react at the vet found:\n%s\nwant the user's own message (#1) first", out)
+	}
+}

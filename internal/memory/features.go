@@ -38,6 +38,86 @@ func (s *Searcher) boostSpeakers(cands []*candidate, query string) {
 	}
 }
 
+// boostAsker raises, for a question asked of the asker's own life (see askedOfSelf), the
+// candidates that the agent's side of the chat did not say (see Options.AskerBoost).
+func (s *Searcher) boostAsker(cands []*candidate, query string) {
+	if s.opts.AskerBoost <= 0 || len(cands) == 0 || !askedOfSelf(query) {
+		return
+	}
+	agent := agentSide(cands)
+	if !slices.Contains(agent, true) || !slices.Contains(agent, false) {
+		return
+	}
+	for i, c := range cands {
+		if !agent[i] {
+			c.score *= 1 + s.opts.AskerBoost
+		}
+	}
+}
+
+// askedOfSelf reports whether query asks in the first person and not of "you": "what did
+// I paint?", not "what did you tell me about the hotel?". A request ("can you remind me
+// where my sister moved?") asks of the asker.
+func askedOfSelf(query string) bool {
+	self := false
+	words := splitWords(strings.ToLower(query))
+	for i, w := range words {
+		switch w {
+		case "i", "my", "me", "myself", "mine", "я", "мій", "моя", "моє", "мої", "мене", "мені", "мной", "мною", "мой", "мои", "меня", "мне":
+			self = true
+		case "you", "your", "yours", "yourself", "ти", "ви", "твій", "твоя", "твої", "ваш", "ты", "вы", "твой", "твои":
+			if i == 0 || !requestWords[words[i-1]] {
+				return false
+			}
+		}
+	}
+	return self
+}
+
+// requestWords ask a "you" for something: "can you", "could you", «чи можеш ти».
+var requestWords = map[string]bool{"can": true, "could": true, "would": true, "will": true, "можеш": true, "можете": true, "можешь": true}
+
+// assistantRatio is how many times longer than the other's one sender's candidates must
+// be, in the median, to be taken for an assistant in a chat of two (see agentSide).
+const assistantRatio = 3
+
+// agentSide reports for each of cands whether the agent's side of its chat said it: the
+// agent or another bot; or, when no candidate is either and they come from two senders,
+// the one whose candidates are at least assistantRatio times as long as the other's (at
+// least 3 candidates each), as an assistant's answers are.
+func agentSide(cands []*candidate) []bool {
+	out := make([]bool, len(cands))
+	known := false
+	for i, c := range cands {
+		out[i] = c.msg.Outgoing || c.msg.Sender.IsBot
+		known = known || out[i]
+	}
+	if known {
+		return out
+	}
+	bySender := map[mynah.UserID][]int{}
+	for _, c := range cands {
+		bySender[c.msg.Sender.ID] = append(bySender[c.msg.Sender.ID], c.bodyWords())
+	}
+	if len(bySender) != 2 {
+		return out
+	}
+	var ids []mynah.UserID
+	for id := range bySender {
+		ids = append(ids, id)
+	}
+	for i, id := range ids {
+		ns, other := bySender[id], bySender[ids[1-i]]
+		if len(ns) >= 3 && len(other) >= 3 && median(ns) >= assistantRatio*median(other) {
+			for j, c := range cands {
+				out[j] = c.msg.Sender.ID == id
+			}
+			break
+		}
+	}
+	return out
+}
+
 // neighbourHour is how far apart in time two messages may be to be neighbours: a message
 // an hour after another belongs to another conversation, as the history index reads the
 // conversation before a message (mynah.PreviousContext).
@@ -411,6 +491,8 @@ func Features() []Feature {
 			func(o *Options) { o.PreviousWeight = 0 }, func(o *Options) { o.PreviousWeight = 0.4 }},
 		{"speaker", "the words of a person the query names come first",
 			func(o *Options) { o.SpeakerBoost = 0 }, func(o *Options) { o.SpeakerBoost = 0.2 }},
+		{"asker", "a question in the first person (\"what did I paint?\") prefers what the person said to what an assistant said",
+			func(o *Options) { o.AskerBoost = 0 }, func(o *Options) { o.AskerBoost = 1 }},
 		{"gather", "a query asking for several things a person did (how many, what has Ann read) weighs their words twice as much",
 			func(o *Options) { o.SpeakerGather = 0 }, func(o *Options) { o.SpeakerGather = 2 }},
 		{"lift", "the words of a person the query names come first also where they wrote so much of the chat that the index does not weigh the name",

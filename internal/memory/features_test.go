@@ -619,8 +619,53 @@ func TestSpeakerLength(t *testing.T) {
 	if got := searchIDs(t, h, DefaultOptions(), q); len(got) < 2 || !before(got, 1, 2) {
 		t.Errorf("results %v, want Alice's 1 before the reply 2", got)
 	}
-	off, _ := Ablate(DefaultOptions(), "speakerlength")
+	off, _ := Ablate(DefaultOptions(), "speakerlength", "asker") // asker alone puts 1 first too
 	if got := searchIDs(t, h, off, q); len(got) < 2 || !before(got, 2, 1) {
 		t.Errorf("without speakerlength: %v, want the reply 2 first; the test does not show what it does", got)
+	}
+}
+
+// TestAskerBoost: a question in the first person is about the asker's own life, so what
+// a person said comes before an assistant's restating of it: the agent's messages in a
+// chat with it, or, in an imported chat of two, those of the one whose messages are
+// several times as long. A question of "you" is left as it was.
+func TestAskerBoost(t *testing.T) {
+	t0 := time.Date(2025, 3, 3, 10, 0, 0, 0, time.UTC)
+	off := DefaultOptions()
+	off.AskerBoost = 0
+	told := "my kitten hid under the chair all evening after the vet"
+	withAgent := chatOf(t0,
+		"+0 Alice: "+told,
+		"+1 Mynah: a kitten often reacts to an injection by hiding for a day or two, so give her a quiet corner and some treats",
+		"+2 Alice: thanks",
+	)
+	long := " Most of them calm down within a day, eat normally again by the next morning, and the best thing to do is to leave the door open and let her come out when she wants."
+	imported := chatOf(t0,
+		"+0 Alice: "+told,
+		"+1 Bob: A kitten often reacts to an injection by hiding for a day or two, so give her a quiet corner and some treats."+long,
+		"+2 Alice: my kitten bit the cable",
+		"+3 Bob: A kitten bites cables while teething, so hide them behind the furniture and give her chew toys."+long,
+		"+4 Alice: my kitten scratched the sofa",
+		"+5 Bob: A kitten scratches to keep her claws sharp, so put a scratching post next to the sofa."+long,
+	)
+	for _, c := range []struct {
+		name string
+		h    History
+	}{{"with the agent", withAgent}, {"imported, the assistant known by its long messages", imported}} {
+		q := Query{Text: "how did my kitten react at the vet to the injection?", K: 3}
+		if got := searchIDs(t, c.h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
+			t.Errorf("%s: %v, want Alice's own message (1) first", c.name, got)
+		}
+		if got := searchIDs(t, c.h, off, q); len(got) == 0 || got[0] == 1 {
+			t.Errorf("%s, AskerBoost off: %v, want the assistant's first (else this test shows nothing)", c.name, got)
+		}
+		q.Text = "can you remind me how my kitten reacted at the vet to the injection?"
+		if got := searchIDs(t, c.h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
+			t.Errorf("%s, a request: %v, want Alice's own message (1) first", c.name, got)
+		}
+		q.Text = "what did you tell me about the vet and the injection for my kitten?"
+		if got, want := searchIDs(t, c.h, DefaultOptions(), q), searchIDs(t, c.h, off, q); !slices.Equal(got, want) {
+			t.Errorf("%s, a question of you: %v, want %v as without AskerBoost", c.name, got, want)
+		}
 	}
 }

@@ -97,6 +97,16 @@ type Options struct {
 	// did not; where the name is rare, the index already put their messages first and the
 	// candidates are mostly theirs.
 	SpeakerLift float64
+	// AskerBoost multiplies by 1+AskerBoost, for a question in the first person and not
+	// of "you" ("what did I paint?", "where did my sister move?"), the score of each
+	// candidate the agent's side of the chat did not say: the question is about the
+	// asker's own life, which a person tells and an assistant only restates. The agent's
+	// side is what the agent (or another bot) said, or, in a chat of two where neither is
+	// known as the agent (an imported chat with an assistant), the one whose candidates
+	// are at least assistantRatio times as long as the other's, as an assistant's answers
+	// are. In LoCoMo made a chat with an assistant (TestLongTurns' first person) it raised
+	// recall@10 by 0.015-0.031; LoCoMo itself asks in the third person.
+	AskerBoost float64
 	// SpeakerGather multiplies the speaker boost (SpeakerBoost and SpeakerLift together)
 	// for a query asking for several things (see Aggregate: "what books has Melanie
 	// read?", "how many times did John…"): its answer is that person's own words across
@@ -202,7 +212,7 @@ type Options struct {
 // rarely, and its answers to questions about several things often sit side by side); they
 // are there for chats and questions that need them.
 func DefaultOptions() Options {
-	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2,
+	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
 		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true, Variants: true, PastForms: true}
 }
@@ -350,6 +360,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	whole := s.wholes(cands, asked)
 	s.weighLength(cands, whole)
 	s.boostSpeakers(cands, q.Text)
+	s.boostAsker(cands, q.Text)
 	s.smooth(cands)
 	s.weighTime(cands, tq)
 	boostWithin(cands, anchored, s.opts.AnchorBoost)
