@@ -333,7 +333,8 @@ func TestMemorySearchKinds(t *testing.T) {
 
 // TestMemorySearchAsker: in an imported chat with an assistant (whose answers are several
 // times as long as the person's messages), a question in the first person finds what the
-// person told, not the assistant's restating of it, which shares more of its words.
+// person told, not the assistant's restating of it, which shares more of its words; a
+// question of "you" finds what the assistant said.
 func TestMemorySearchAsker(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	path := filepath.Join(t.TempDir(), "assistant.jsonl")
@@ -351,8 +352,13 @@ func TestMemorySearchAsker(t *testing.T) {
 	}
 	write(t, path, b.String())
 	mustCLI(t, h, "import", "--config", h.dir, "--chat", "2001", path)
-	out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "2001", "-q", "how did my kitten react at the vet to the injection?", "-k", "2")
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) == 0 || !strings.Contains(lines[0], "#1 ") {
-		t.Errorf("how did my kitten react at the vet found:\n%s\nwant the user's own message (#1) first", out)
+	for _, c := range []struct{ query, first, who string }{
+		{"how did my kitten react at the vet to the injection?", "#1 ", "the user's own message"},
+		{"what did you say about a kitten hiding after the vet?", "#2 ", "the assistant's answer"},
+	} {
+		out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "2001", "-q", c.query, "-k", "2")
+		if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) == 0 || !strings.Contains(lines[0], c.first) {
+			t.Errorf("%s found:\n%s\nwant %s (%s) first", c.query, out, c.who, strings.TrimSpace(c.first))
+		}
 	}
 }

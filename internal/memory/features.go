@@ -38,10 +38,16 @@ func (s *Searcher) boostSpeakers(cands []*candidate, query string) {
 	}
 }
 
-// boostAsker raises, for a question asked of the asker's own life (see askedOfSelf), the
-// candidates that the agent's side of the chat did not say (see Options.AskerBoost).
+// boostAsker raises, for a question about one side of a chat with an assistant, the
+// candidates of that side (see Options.AskerBoost): for one in the first person ("what
+// did I paint?"), those the agent's side did not say; for one of "you" ("what did you
+// recommend?"), those it said.
 func (s *Searcher) boostAsker(cands []*candidate, query string) {
-	if s.opts.AskerBoost <= 0 || len(cands) == 0 || !askedOfSelf(query) {
+	if s.opts.AskerBoost <= 0 || len(cands) == 0 {
+		return
+	}
+	self, you := askedOf(query)
+	if self == you { // neither, or both: "what did you tell me about my diet?"
 		return
 	}
 	agent := agentSide(cands)
@@ -49,29 +55,26 @@ func (s *Searcher) boostAsker(cands []*candidate, query string) {
 		return
 	}
 	for i, c := range cands {
-		if !agent[i] {
+		if agent[i] == you {
 			c.score *= 1 + s.opts.AskerBoost
 		}
 	}
 }
 
-// askedOfSelf reports whether query asks in the first person and not of "you": "what did
-// I paint?", not "what did you tell me about the hotel?". A request ("can you remind me
-// where my sister moved?") asks of the asker.
-func askedOfSelf(query string) bool {
-	self := false
+// askedOf reports whether query asks in the first person ("what did I paint?", "where
+// did my sister move?") and of "you" ("what did you recommend?"). The "you" of a request
+// ("can you remind me where my sister moved?") asks nothing of the one asked.
+func askedOf(query string) (self, you bool) {
 	words := splitWords(strings.ToLower(query))
 	for i, w := range words {
 		switch w {
 		case "i", "my", "me", "myself", "mine", "я", "мій", "моя", "моє", "мої", "мене", "мені", "мной", "мною", "мой", "мои", "меня", "мне":
 			self = true
 		case "you", "your", "yours", "yourself", "ти", "ви", "твій", "твоя", "твої", "ваш", "ты", "вы", "твой", "твои":
-			if i == 0 || !requestWords[words[i-1]] {
-				return false
-			}
+			you = you || i == 0 || !requestWords[words[i-1]]
 		}
 	}
-	return self
+	return self, you
 }
 
 // requestWords ask a "you" for something: "can you", "could you", «чи можеш ти».

@@ -628,7 +628,8 @@ func TestSpeakerLength(t *testing.T) {
 // TestAskerBoost: a question in the first person is about the asker's own life, so what
 // a person said comes before an assistant's restating of it: the agent's messages in a
 // chat with it, or, in an imported chat of two, those of the one whose messages are
-// several times as long. A question of "you" is left as it was.
+// several times as long. A question of "you" prefers the assistant's; one of both is left
+// as it was.
 func TestAskerBoost(t *testing.T) {
 	t0 := time.Date(2025, 3, 3, 10, 0, 0, 0, time.UTC)
 	off := DefaultOptions()
@@ -665,7 +666,15 @@ func TestAskerBoost(t *testing.T) {
 		}
 		q.Text = "what did you tell me about the vet and the injection for my kitten?"
 		if got, want := searchIDs(t, c.h, DefaultOptions(), q), searchIDs(t, c.h, off, q); !slices.Equal(got, want) {
-			t.Errorf("%s, a question of you: %v, want %v as without AskerBoost", c.name, got, want)
+			t.Errorf("%s, a question of both: %v, want %v as without AskerBoost", c.name, got, want)
+		}
+		// asked of "you", what the assistant said comes first
+		q.Text = "what did you say about a kitten hiding under the chair after the vet?"
+		if got := searchIDs(t, c.h, DefaultOptions(), q); len(got) == 0 || got[0] != 2 {
+			t.Errorf("%s, a question of you: %v, want the assistant's (2) first", c.name, got)
+		}
+		if got := searchIDs(t, c.h, off, q); len(got) == 0 || got[0] == 2 {
+			t.Errorf("%s, a question of you, AskerBoost off: %v, want Alice's first (else this test shows nothing)", c.name, got)
 		}
 	}
 }

@@ -61,12 +61,25 @@ func echoTurns(convs []locomo.Conversation) []locomo.Conversation {
 // first person ("What did Caroline paint?": "What did I paint?"). No name is left for the
 // speaker features to find, as in a chat-assistant history.
 func firstPerson(convs []locomo.Conversation) []locomo.Conversation {
+	return withAssistant(convs, 0, "I", "my")
+}
+
+// secondPerson is firstPerson asked of the assistant: only the questions about the second
+// speaker, in the second person ("What did Melanie paint?": "What did you paint?"), whose
+// answers are in the assistant's long, echoing turns.
+func secondPerson(convs []locomo.Conversation) []locomo.Conversation {
+	return withAssistant(convs, 1, "you", "your")
+}
+
+// withAssistant makes echoTurns a chat of "User" and "Assistant" asked only about speaker
+// asked (0 the first, 1 the second), named in its questions by pronoun and possessive.
+func withAssistant(convs []locomo.Conversation, asked int, pronoun, possessive string) []locomo.Conversation {
 	out := echoTurns(convs)
 	for i, c := range out {
-		user, other := c.Speakers[0], c.Speakers[1]
+		name, other := c.Speakers[asked], c.Speakers[1-asked]
 		c.Turns = append([]locomo.Turn(nil), c.Turns...)
 		for j := range c.Turns {
-			if c.Turns[j].Speaker == user {
+			if c.Turns[j].Speaker == c.Speakers[0] {
 				c.Turns[j].Speaker = "User"
 			} else {
 				c.Turns[j].Speaker = "Assistant"
@@ -75,11 +88,11 @@ func firstPerson(convs []locomo.Conversation) []locomo.Conversation {
 		c.Speakers = [2]string{"User", "Assistant"}
 		var qs []locomo.Question
 		for _, q := range c.Questions {
-			if !strings.Contains(q.Text, user) || strings.Contains(q.Text, other) {
+			if !strings.Contains(q.Text, name) || strings.Contains(q.Text, other) {
 				continue
 			}
-			q.Text = strings.ReplaceAll(q.Text, user+"'s", "my")
-			q.Text = strings.ReplaceAll(q.Text, user, "I")
+			q.Text = strings.ReplaceAll(q.Text, name+"'s", possessive)
+			q.Text = strings.ReplaceAll(q.Text, name, pronoun)
 			qs = append(qs, q)
 		}
 		c.Questions = qs
@@ -101,7 +114,7 @@ func TestLongTurns(t *testing.T) {
 	for _, set := range []struct {
 		name  string
 		convs []locomo.Conversation
-	}{{"long turns", longTurns(convs)}, {"echoing long turns", echoTurns(convs)}, {"first person", firstPerson(convs)}} {
+	}{{"long turns", longTurns(convs)}, {"echoing long turns", echoTurns(convs)}, {"first person", firstPerson(convs)}, {"second person", secondPerson(convs)}} {
 		for _, p := range protocols {
 			dbs := p.stores(t, set.convs)
 			for _, half := range locomo.Halves {
