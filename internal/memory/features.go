@@ -63,7 +63,9 @@ func (s *Searcher) boostAsker(cands []*candidate, query string) {
 
 // askedOf reports whether query asks in the first person ("what did I paint?", "where
 // did my sister move?") and of "you" ("what did you recommend?"). The "you" of a request
-// ("can you remind me where my sister moved?") asks nothing of the one asked.
+// ("can you remind me where my sister moved?") asks nothing of the one asked, nor does
+// one told something ("what did I tell you about my sister?"); one who told something
+// ("I remember you recommended a hotel, what was it?") is asked of alone.
 func askedOf(query string) (self, you bool) {
 	words := splitWords(strings.ToLower(query))
 	for i, w := range words {
@@ -71,11 +73,27 @@ func askedOf(query string) (self, you bool) {
 		case "i", "my", "me", "myself", "mine", "я", "мій", "моя", "моє", "мої", "мене", "мені", "мной", "мною", "мой", "мои", "меня", "мне":
 			self = true
 		case "you", "your", "yours", "yourself", "ти", "ви", "твій", "твоя", "твої", "ваш", "ты", "вы", "твой", "твои":
-			you = you || i == 0 || !requestWords[words[i-1]]
+			switch {
+			case i > 0 && (requestWords[words[i-1]] || toldWords[words[i-1]]):
+			case i+1 < len(words) && youTold[words[i+1]]:
+				return false, true
+			default:
+				you = true
+			}
 		}
 	}
 	return self, you
 }
+
+// toldWords tell "you" something: "I told you", "what did I send you".
+var toldWords = map[string]bool{"tell": true, "told": true, "ask": true, "asked": true, "show": true, "showed": true,
+	"send": true, "sent": true, "give": true, "gave": true, "remind": true, "reminded": true}
+
+// youTold are what "you" did when a question asks for what the assistant said: "you
+// recommended", "you told me".
+var youTold = map[string]bool{"told": true, "said": true, "recommended": true, "suggested": true, "mentioned": true,
+	"gave": true, "wrote": true, "explained": true, "listed": true, "provided": true, "shared": true, "recommend": true,
+	"suggest": true, "mention": true, "say": true, "tell": true, "give": true, "write": true, "explain": true, "list": true}
 
 // requestWords ask a "you" for something: "can you", "could you", «чи можеш ти».
 var requestWords = map[string]bool{"can": true, "could": true, "would": true, "will": true, "можеш": true, "можете": true, "можешь": true}

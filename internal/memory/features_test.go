@@ -664,7 +664,7 @@ func TestAskerBoost(t *testing.T) {
 		if got := searchIDs(t, c.h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
 			t.Errorf("%s, a request: %v, want Alice's own message (1) first", c.name, got)
 		}
-		q.Text = "what did you tell me about the vet and the injection for my kitten?"
+		q.Text = "what do you think of how my kitten reacted to the injection at the vet?"
 		if got, want := searchIDs(t, c.h, DefaultOptions(), q), searchIDs(t, c.h, off, q); !slices.Equal(got, want) {
 			t.Errorf("%s, a question of both: %v, want %v as without AskerBoost", c.name, got, want)
 		}
@@ -675,6 +675,29 @@ func TestAskerBoost(t *testing.T) {
 		}
 		if got := searchIDs(t, c.h, off, q); len(got) == 0 || got[0] == 2 {
 			t.Errorf("%s, a question of you, AskerBoost off: %v, want Alice's first (else this test shows nothing)", c.name, got)
+		}
+	}
+}
+
+// TestAskedOf: which side of a chat with an assistant a question asks about.
+func TestAskedOf(t *testing.T) {
+	for _, c := range []struct {
+		query     string
+		self, you bool
+	}{
+		{"what did I paint?", true, false},
+		{"where did my sister move?", true, false},
+		{"what did you recommend?", false, true},
+		{"can you remind me where my sister moved?", true, false},
+		{"what did I tell you about my sister?", true, false},
+		{"I remember you recommended a hotel in Lisbon, what was its name?", false, true},
+		{"in our last chat you told me which books to read, which was the third?", false, true},
+		{"what do you think of my painting?", true, true},
+		{"що я купила минулого тижня?", true, false},
+		{"what did Caroline paint?", false, false},
+	} {
+		if self, you := askedOf(c.query); self != c.self || you != c.you {
+			t.Errorf("%q: self %v, you %v; want %v, %v", c.query, self, you, c.self, c.you)
 		}
 	}
 }
