@@ -63,9 +63,10 @@ func (s *Searcher) boostAsker(cands []*candidate, query string) {
 
 // askedOf reports whether query asks in the first person ("what did I paint?", "where
 // did my sister move?") and of "you" ("what did you recommend?"). The "you" of a request
-// ("can you remind me where my sister moved?") asks nothing of the one asked, nor does
-// one told something ("what did I tell you about my sister?"); one who told something
-// ("I remember you recommended a hotel, what was it?") is asked of alone.
+// ("can you remind me where my sister moved?", "do you remember…") asks nothing of the
+// one asked, nor does one told something ("what did I tell you about my sister?"); one
+// who told something ("I remember you recommended a hotel, what was it?") is asked of
+// alone.
 func askedOf(query string) (self, you bool) {
 	words := splitWords(strings.ToLower(query))
 	for i, w := range words {
@@ -74,7 +75,7 @@ func askedOf(query string) (self, you bool) {
 			self = true
 		case "you", "your", "yours", "yourself", "ти", "ви", "твій", "твоя", "твої", "ваш", "ты", "вы", "твой", "твои":
 			switch {
-			case i > 0 && (requestWords[words[i-1]] || toldWords[words[i-1]]):
+			case i > 0 && (requestWords[words[i-1]] || toldWords[words[i-1]]), i+1 < len(words) && recallWords[words[i+1]]:
 			case i+1 < len(words) && youTold[words[i+1]]:
 				return false, true
 			default:
@@ -84,6 +85,9 @@ func askedOf(query string) (self, you bool) {
 	}
 	return self, you
 }
+
+// recallWords ask "you" to remember: "do you remember what I said about my sister?"
+var recallWords = map[string]bool{"remember": true, "recall": true, "know": true}
 
 // toldWords tell "you" something: "I told you", "what did I send you".
 var toldWords = map[string]bool{"tell": true, "told": true, "ask": true, "asked": true, "show": true, "showed": true,

@@ -690,6 +690,7 @@ func TestAskedOf(t *testing.T) {
 		{"what did you recommend?", false, true},
 		{"can you remind me where my sister moved?", true, false},
 		{"what did I tell you about my sister?", true, false},
+		{"do you remember what I said about my sister?", true, false},
 		{"I remember you recommended a hotel in Lisbon, what was its name?", false, true},
 		{"in our last chat you told me which books to read, which was the third?", false, true},
 		{"what do you think of my painting?", true, true},
