@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,21 +55,38 @@ func TestPostgresConversation(t *testing.T) {
 type instance struct {
 	cmd    *exec.Cmd
 	exited chan error
+	ready  chan struct{} // closed when it says it is running: it handles SIGTERM from then on
 }
 
 func (h *harness) spawnInstance() *instance {
 	h.t.Helper()
+	in := &instance{exited: make(chan error, 1), ready: make(chan struct{})}
 	cmd := exec.Command(os.Args[0], "serve", "--config", h.dir)
 	cmd.Args[0] = "mynah"
 	cmd.Env = h.env
-	cmd.Stdout = h.logs
-	cmd.Stderr = h.logs
+	out := &readyWriter{w: h.logs, ready: in.ready}
+	cmd.Stdout = out
+	cmd.Stderr = out
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
-	in := &instance{cmd: cmd, exited: make(chan error, 1)}
+	in.cmd = cmd
 	go func() { in.exited <- cmd.Wait() }()
 	return in
+}
+
+// readyWriter passes a process's output on to w and closes ready once it says it runs.
+type readyWriter struct {
+	w     io.Writer
+	ready chan struct{}
+	once  sync.Once
+}
+
+func (r *readyWriter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(`msg="mynah is running"`)) {
+		r.once.Do(func() { close(r.ready) })
+	}
+	return r.w.Write(p)
 }
 
 func (in *instance) kill() {
@@ -74,8 +94,21 @@ func (in *instance) kill() {
 	<-in.exited
 }
 
+// stop stops the instance with SIGTERM, once it runs: a process signalled before its
+// start-up installed the handler dies of the signal (a replacement started just before
+// the test ends).
 func (in *instance) stop(t *testing.T) {
 	t.Helper()
+	select {
+	case <-in.ready:
+	case err := <-in.exited:
+		if err != nil {
+			t.Errorf("an instance exited with %v before it said it was running", err)
+		}
+		return
+	case <-time.After(30 * time.Second):
+		t.Error("an instance did not say it was running within 30s")
+	}
 	_ = in.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-in.exited:
