@@ -47,7 +47,7 @@ func (s *Searcher) boostAsker(cands []*candidate, query string) {
 		return
 	}
 	self, you := askedOf(query)
-	if self == you { // neither, or both: "what did you tell me about my diet?"
+	if self == you { // neither, or both: "what do you think of my diet?"
 		return
 	}
 	agent := agentSide(cands)
@@ -114,16 +114,13 @@ func agentSide(cands []*candidate) []bool {
 	out := make([]bool, len(cands))
 	known := false
 	for i, c := range cands {
-		out[i] = c.msg.Outgoing || c.msg.Sender.IsBot
+		out[i] = byAgent(&c.msg)
 		known = known || out[i]
 	}
 	if known {
 		return out
 	}
-	bySender := map[mynah.UserID][]int{}
-	for _, c := range cands {
-		bySender[c.msg.Sender.ID] = append(bySender[c.msg.Sender.ID], c.bodyWords())
-	}
+	bySender, _ := lengthsBySender(cands)
 	if len(bySender) != 2 {
 		return out
 	}
@@ -204,13 +201,7 @@ func (s *Searcher) weighLength(cands []*candidate, whole map[*candidate]bool) {
 // length of all of cands and ms of the sender's, for a sender of at least 3 of them; 1
 // for the others.
 func (s *Searcher) speakerScale(cands []*candidate) map[mynah.UserID]float64 {
-	bySender := map[mynah.UserID][]int{}
-	all := make([]int, 0, len(cands))
-	for _, c := range cands {
-		n := c.bodyWords()
-		bySender[c.msg.Sender.ID] = append(bySender[c.msg.Sender.ID], n)
-		all = append(all, n)
-	}
+	bySender, all := lengthsBySender(cands)
 	scale := make(map[mynah.UserID]float64, len(bySender))
 	m := median(all)
 	for id, ns := range bySender {
@@ -220,6 +211,18 @@ func (s *Searcher) speakerScale(cands []*candidate) map[mynah.UserID]float64 {
 		}
 	}
 	return scale
+}
+
+// lengthsBySender returns the lengths of cands in words, by sender and all of them.
+func lengthsBySender(cands []*candidate) (bySender map[mynah.UserID][]int, all []int) {
+	bySender = map[mynah.UserID][]int{}
+	all = make([]int, 0, len(cands))
+	for _, c := range cands {
+		n := c.bodyWords()
+		bySender[c.msg.Sender.ID] = append(bySender[c.msg.Sender.ID], n)
+		all = append(all, n)
+	}
+	return bySender, all
 }
 
 // median returns the median of ns (sorting them), 0 for none.
@@ -516,7 +519,7 @@ func Features() []Feature {
 			func(o *Options) { o.PreviousWeight = 0 }, func(o *Options) { o.PreviousWeight = 0.4 }},
 		{"speaker", "the words of a person the query names come first",
 			func(o *Options) { o.SpeakerBoost = 0 }, func(o *Options) { o.SpeakerBoost = 0.2 }},
-		{"asker", "a question in the first person (\"what did I paint?\") prefers what the person said to what an assistant said",
+		{"asker", "a question in the first person (\"what did I paint?\") prefers what the person said to what an assistant said, one of you (\"what did you recommend?\") what the assistant said",
 			func(o *Options) { o.AskerBoost = 0 }, func(o *Options) { o.AskerBoost = 1 }},
 		{"gather", "a query asking for several things a person did (how many, what has Ann read) weighs their words twice as much",
 			func(o *Options) { o.SpeakerGather = 0 }, func(o *Options) { o.SpeakerGather = 2 }},
