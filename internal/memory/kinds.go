@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -72,9 +73,10 @@ func withSameKinds(kinds map[string][]string) map[string][]string {
 
 // severalOnly are the kinds whose things are everyday words of any chat ("what activity
 // did Ann do after the trek?" is answered in other words than hiking or swimming): they
-// weigh only where a query asks for several ("what activities…").
+// weigh only where a query asks for several ("what activities…"). A word of sameKinds
+// counts as its kind ("workout" as exercise).
 var severalOnly = map[string]bool{"activity": true, "hobby": true, "game": true, "color": true, "subject": true,
-	"job": true, "career": true, "exercise": true, "workout": true, "country": true, "dance": true, "food": true}
+	"job": true, "career": true, "exercise": true, "country": true, "dance": true, "food": true}
 
 // kindOfWords may stand between what, which or how many and a kind: "what kind of
 // flowers", "how many items of clothing".
@@ -161,7 +163,7 @@ func kindWords(words []string, more *extra) {
 			j--
 		}
 		asked := j >= 0 && (words[j] == "what" || words[j] == "which" || words[j] == "many")
-		if plural && askedBefore(words, i) || !severalOnly[k] && asked {
+		if plural && askedBefore(words, i) || !severalOnly[cmp.Or(sameKinds[k], k)] && asked {
 			more.add(kinds[k]...)
 		}
 	}

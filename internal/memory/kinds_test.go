@@ -28,6 +28,8 @@ func TestKindWords(t *testing.T) {
 		{"What outdoor activities has Andrew done?", []string{"hiking", "camping"}, nil},
 		{"what European countries has Maria been to", []string{"france", "italy"}, nil},
 		{"What hobbies does Evan have?", []string{"painting", "gardening"}, nil},
+		{"which workout did Ann do after the trek?", nil, []string{"yoga", "running"}},
+		{"which workouts does Ann like?", []string{"yoga", "running"}, nil},
 		{"What are some foods that Audrey likes eating?", []string{"sushi", "pizza"}, nil},
 		{"How many items of clothing do I need to pick up or return from a store?", []string{"jacket", "shoes"}, nil},
 		{"How many different doctors did I visit?", []string{"dermatologist", "dentist"}, nil},

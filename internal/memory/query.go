@@ -74,9 +74,10 @@ func talkWord(w string) bool {
 }
 
 // metaWord reports whether w, a word of a question, speaks of the conversation itself
-// rather than of what it was about: "can you remind me what hotel you recommended in our
-// previous chat?", "what did Ann say about…", "I mentioned…". The answer rarely holds such
-// a word, and the messages that do are other talk about talking.
+// rather than of what it was about: "which hotel did you recommend in our previous
+// conversation?", "as I wondered earlier". The answer rarely holds such a word, and the
+// messages that do are other talk about talking. Not the words of telling (say, tell,
+// mention, remind, remember): LoCoMo asks of "a reminder of", where they are content.
 func metaWord(w string) bool { return isASCII(w) && metaStems[english.Stem(w, false)] }
 
 var metaStems = map[string]bool{"recal": true, "previous": true, "earlier": true,

@@ -595,12 +595,6 @@ func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message
 	if err != nil {
 		return nil, false, fmt.Errorf("memory: reading around %q: %w", event.Text, err)
 	}
-	if maybe != "" {
-		if !slices.ContainsFunc(msgs, func(m mynah.Message) bool { return strings.ToLower(m.Sender.FirstName) == maybe }) {
-			return nil, false, nil
-		}
-		names = append(names, maybe)
-	}
 	if !after {
 		slices.Reverse(msgs)
 	}
@@ -608,6 +602,12 @@ func (s *Searcher) aroundEvent(ctx context.Context, q Query, event mynah.Message
 		return !q.Until.IsZero() && m.Time.After(q.Until) || (q.Chat == 0 || m.Chat.ID == q.Chat) && slices.Contains(q.Exclude, m.ID) ||
 			q.Sender != 0 && m.Sender.ID != q.Sender // one person's words: never another's, of whatever chat
 	})
+	if maybe != "" { // a name of someone among the messages searched, or no name
+		if !slices.ContainsFunc(msgs, func(m mynah.Message) bool { return strings.ToLower(m.Sender.FirstName) == maybe }) {
+			return nil, false, nil
+		}
+		names = append(names, maybe)
+	}
 	if theirs := slices.DeleteFunc(slices.Clone(msgs), func(m mynah.Message) bool {
 		return m.ID != event.ID && !slices.Contains(names, strings.ToLower(m.Sender.FirstName))
 	}); len(names) > 0 && len(theirs) > 1 {
