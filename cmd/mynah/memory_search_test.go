@@ -331,34 +331,50 @@ func TestMemorySearchKinds(t *testing.T) {
 	}
 }
 
-// TestMemorySearchAsker: in an imported chat with an assistant (whose answers are several
-// times as long as the person's messages), a question in the first person finds what the
-// person told, not the assistant's restating of it, which shares more of its words; a
-// question of "you" finds what the assistant said.
+// TestMemorySearchAsker: in an imported chat with an assistant (known by its answers,
+// several times as long as the person's messages, or by its name), a question in the
+// first person finds what the person told, not the assistant's restating of it, which
+// shares more of its words; a question of "you" finds what the assistant said.
 func TestMemorySearchAsker(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
-	path := filepath.Join(t.TempDir(), "assistant.jsonl")
 	advice := " Most kittens calm down within a day, eat normally again by the next morning, and the best thing to do is to leave the door open and let her come out when she wants."
-	var b strings.Builder
-	for i, m := range []struct{ user, assistant string }{
+	type exchange struct{ user, assistant string }
+	type ask struct{ query, first, who string }
+	for _, c := range []struct {
+		chat, how string
+		chats     []exchange
+		asks      []ask
+	}{{"2001", "by its answers, three times as long as the user's", []exchange{
 		{"my kitten hid under the chair all evening after the vet", "A kitten often reacts to an injection by hiding for a day or two, so give her a quiet corner and some treats." + advice},
 		{"my kitten bit the cable", "A kitten bites cables while teething, so hide them behind the furniture and give her chew toys." + advice},
 		{"my kitten scratched the sofa", "A kitten scratches to keep her claws sharp, so put a scratching post next to the sofa." + advice},
 		{"what should I cook tonight", "A quick pasta with tomatoes, garlic and basil takes twenty minutes, and a green salad goes well with it." + advice},
-	} {
-		at := time.Date(2024, 5, 1+i, 10, 0, 0, 0, time.UTC)
-		fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 5001, "sender_name": "user", "text": %q}`+"\n", 2*i+1, at.Format(time.RFC3339), m.user)
-		fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 5002, "sender_name": "assistant", "text": %q}`+"\n", 2*i+2, at.Add(time.Minute).Format(time.RFC3339), m.assistant)
-	}
-	write(t, path, b.String())
-	mustCLI(t, h, "import", "--config", h.dir, "--chat", "2001", path)
-	for _, c := range []struct{ query, first, who string }{
+	}, []ask{
 		{"how did my kitten react at the vet to the injection?", "#1 ", "the user's own message"},
 		{"what did you say about a kitten hiding after the vet?", "#2 ", "the assistant's answer"},
-	} {
-		out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", "2001", "-q", c.query, "-k", "2")
-		if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) == 0 || !strings.Contains(lines[0], c.first) {
-			t.Errorf("%s found:\n%s\nwant %s (%s) first", c.query, out, c.who, strings.TrimSpace(c.first))
+	}}, {"2002", "by its name, its answers no longer than the user's", []exchange{
+		{"my kitten hid under the chair all evening after the vet gave her a shot", "Hiding after a shot at the vet is common, leave her a quiet corner."},
+		{"my kitten bit the charger cable this morning and I had to buy a new one", "Kittens bite cables while teething, hide them behind furniture."},
+		{"my kitten keeps scratching the new sofa even though she has a post", "Put the scratching post right next to the sofa and reward her."},
+		{"what should I cook tonight for my sister who is vegetarian", "A quick pasta with tomatoes, garlic and basil works well."},
+	}, []ask{
+		{"where did my kitten hide after the vet?", "#1 ", "the user's own message"},
+		{"what did you tell me about the cables?", "#4 ", "the assistant's answer"},
+	}}} {
+		path := filepath.Join(t.TempDir(), "assistant.jsonl")
+		var b strings.Builder
+		for i, m := range c.chats {
+			at := time.Date(2024, 5, 1+i, 10, 0, 0, 0, time.UTC)
+			fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 5001, "sender_name": "user", "text": %q}`+"\n", 2*i+1, at.Format(time.RFC3339), m.user)
+			fmt.Fprintf(&b, `{"id": %d, "time": %q, "sender_id": 5002, "sender_name": "assistant", "text": %q}`+"\n", 2*i+2, at.Add(time.Minute).Format(time.RFC3339), m.assistant)
+		}
+		write(t, path, b.String())
+		mustCLI(t, h, "import", "--config", h.dir, "--chat", c.chat, path)
+		for _, a := range c.asks {
+			out := mustCLI(t, h, "memory", "search", "--config", h.dir, "--chat", c.chat, "-q", a.query, "-k", "2")
+			if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) == 0 || !strings.Contains(lines[0], a.first) {
+				t.Errorf("the assistant known %s: %s found:\n%s\nwant %s (%s) first", c.how, a.query, out, a.who, strings.TrimSpace(a.first))
+			}
 		}
 	}
 }

@@ -106,9 +106,20 @@ var requestWords = map[string]bool{"can": true, "could": true, "would": true, "w
 // be, in the median, to be taken for an assistant in a chat of two (see agentSide).
 const assistantRatio = 3
 
+// assistantNames are the names an imported chat gives an assistant's side: an export of a
+// chat with ChatGPT, or a chat written out as "user" and "assistant" turns.
+var assistantNames = map[string]bool{"assistant": true, "ai": true, "ai assistant": true, "bot": true, "chatgpt": true,
+	"gpt": true, "claude": true, "gemini": true, "copilot": true, "model": true, "llm": true}
+
+// assistantNamed reports whether u is called as an assistant is (see assistantNames).
+func assistantNamed(u mynah.User) bool {
+	return assistantNames[strings.ToLower(strings.TrimSpace(u.FirstName+" "+u.LastName))]
+}
+
 // agentSide reports for each of cands whether the agent's side of its chat said it: the
 // agent or another bot; or, when no candidate is either and they come from two senders,
-// the one whose candidates are at least assistantRatio times as long as the other's (at
+// the one called as an assistant is (see assistantNames) when the other is not, else the
+// one whose candidates are at least assistantRatio times as long as the other's (at
 // least 3 candidates each), as an assistant's answers are.
 func agentSide(cands []*candidate) []bool {
 	out := make([]bool, len(cands))
@@ -125,8 +136,18 @@ func agentSide(cands []*candidate) []bool {
 		return out
 	}
 	var ids []mynah.UserID
+	named := map[mynah.UserID]bool{}
 	for id := range bySender {
 		ids = append(ids, id)
+	}
+	for _, c := range cands {
+		named[c.msg.Sender.ID] = assistantNamed(c.msg.Sender)
+	}
+	if named[ids[0]] != named[ids[1]] {
+		for j, c := range cands {
+			out[j] = named[c.msg.Sender.ID]
+		}
+		return out
 	}
 	for i, id := range ids {
 		ns, other := bySender[id], bySender[ids[1-i]]

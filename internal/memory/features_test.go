@@ -15,7 +15,8 @@ import (
 // chatOf builds a history of one chat from lines "+minutes sender: text", ids from 1.
 func chatOf(t0 time.Time, lines ...string) *fakeHistory {
 	h := &fakeHistory{}
-	users := map[string]mynah.User{"Alice": alice, "Bob": bob, "Mynah": {ID: 99, FirstName: "Mynah", IsBot: true}}
+	users := map[string]mynah.User{"Alice": alice, "Bob": bob, "Mynah": {ID: 99, FirstName: "Mynah", IsBot: true},
+		"Assistant": {ID: 98, FirstName: "Assistant"}}
 	for i, l := range lines {
 		var minutes int
 		var rest string
@@ -649,10 +650,17 @@ func TestAskerBoost(t *testing.T) {
 		"+4 Alice: my kitten scratched the sofa",
 		"+5 Bob: A kitten scratches to keep her claws sharp, so put a scratching post next to the sofa."+long,
 	)
+	// an export of a chat with an assistant, which writes no longer than its user
+	named := chatOf(t0,
+		"+0 Alice: "+told,
+		"+1 Assistant: a kitten often reacts to an injection by hiding for a day or two, so give her a quiet corner and some treats",
+		"+2 Alice: thanks",
+	)
 	for _, c := range []struct {
 		name string
 		h    History
-	}{{"with the agent", withAgent}, {"imported, the assistant known by its long messages", imported}} {
+	}{{"with the agent", withAgent}, {"imported, the assistant known by its long messages", imported},
+		{"imported, the assistant known by its name", named}} {
 		q := Query{Text: "how did my kitten react at the vet to the injection?", K: 3}
 		if got := searchIDs(t, c.h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
 			t.Errorf("%s: %v, want Alice's own message (1) first", c.name, got)
