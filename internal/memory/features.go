@@ -107,8 +107,9 @@ var requestWords = map[string]bool{"can": true, "could": true, "would": true, "w
 const assistantRatio = 3
 
 // assistantNames are the names an imported chat gives an assistant's side: an export of a
-// chat with ChatGPT, or a chat written out as "user" and "assistant" turns.
-var assistantNames = map[string]bool{"assistant": true, "ai": true, "ai assistant": true, "bot": true, "chatgpt": true,
+// chat with ChatGPT, or a chat written out as "user" and "assistant" turns. Not "Ai", a
+// person's name too.
+var assistantNames = map[string]bool{"assistant": true, "ai assistant": true, "bot": true, "chatgpt": true,
 	"gpt": true, "claude": true, "gemini": true, "copilot": true, "model": true, "llm": true}
 
 // assistantNamed reports whether u is called as an assistant is (see assistantNames).
