@@ -1,11 +1,14 @@
 package memory_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
+	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
 // longTurns makes LoCoMo look like a chat with an assistant: every turn of the second
@@ -105,26 +108,69 @@ func withAssistant(convs []locomo.Conversation, asked int, pronoun, possessive s
 // turned into long turns (longTurns): features tuned on short alternating turns
 // (neighbours, the conversation before a message, the length prior) must not push real
 // evidence out when half the turns are long — what a chat-assistant history looks like.
+// Each set is measured with the conversations in one store and in a store each; those
+// of one person with an assistant also imported as one chat (oneChat): a person's whole
+// history with an assistant, where every question is asked of all of it.
 func TestLongTurns(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("imports the whole benchmark: runs without -short and -race")
 	}
 	convs := readLoCoMo(t)
 	ks := []int{5, 10, 20}
+	check := func(how, half, set string, dbs []*sqlite.DB, convs []locomo.Conversation, of string) {
+		rep := evaluate(t.Context(), t, dbs, memory.DefaultOptions(), convs, of, ks)
+		plain := evaluate(t.Context(), t, dbs, plainBM25(t), convs, of, ks)
+		t.Logf("%s, half %s, %s, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25:\n%s", how, half, set, formatReport(rep), formatReport(plain))
+		if got, b := recallAt10(&rep.Core), recallAt10(&plain.Core); got <= b {
+			t.Errorf("%s, half %s, %s: turn recall@10 over categories 1-4 = %.3f, not above plain BM25's %.3f", how, half, set, got, b)
+		}
+	}
 	for _, set := range []struct {
-		name  string
-		convs []locomo.Conversation
-	}{{"long turns", longTurns(convs)}, {"echoing long turns", echoTurns(convs)}, {"first person", firstPerson(convs)}, {"second person", secondPerson(convs)}} {
+		name    string
+		convs   []locomo.Conversation
+		oneChat bool // one person and an assistant throughout, so one chat can hold them
+	}{{"long turns", longTurns(convs), false}, {"echoing long turns", echoTurns(convs), false},
+		{"first person", firstPerson(convs), true}, {"second person", secondPerson(convs), true}} {
 		for _, p := range protocols {
 			dbs := p.stores(t, set.convs)
 			for _, half := range locomo.Halves {
-				rep := evaluate(t.Context(), t, dbs, memory.DefaultOptions(), set.convs, half, ks)
-				plain := evaluate(t.Context(), t, dbs, plainBM25(t), set.convs, half, ks)
-				t.Logf("%s, half %s, %s, turn recall@5/10/20\ndefault ranking:\n%s\nplain BM25:\n%s", p.name, half, set.name, formatReport(rep), formatReport(plain))
-				if got, b := recallAt10(&rep.Core), recallAt10(&plain.Core); got <= b {
-					t.Errorf("%s, half %s, %s: turn recall@10 over categories 1-4 = %.3f, not above plain BM25's %.3f", p.name, half, set.name, got, b)
-				}
+				check(p.name, half, set.name, dbs, set.convs, half)
+			}
+		}
+		for _, half := range locomo.Halves {
+			if set.oneChat {
+				one := []locomo.Conversation{oneChat(set.convs, half)}
+				check("one chat", half, set.name, []*sqlite.DB{importLoCoMo(t, one, 0)}, one, "")
 			}
 		}
 	}
+}
+
+// oneChat joins the conversations of half into one, in order, each one's sessions
+// numbered after the last one's (its turns' ids and its questions' evidence with them):
+// the sessions of one person's chat with an assistant over months. Each keeps its times,
+// so ids do not follow times from one to the next, as in a chat imported from several
+// exports; its questions are asked as of the last one's end.
+func oneChat(convs []locomo.Conversation, half string) locomo.Conversation {
+	out := locomo.Conversation{ID: "half " + half, Speakers: convs[0].Speakers}
+	last := 0
+	for i, c := range convs {
+		if !locomo.InHalf(half, i, len(convs)) {
+			continue
+		}
+		off := last
+		for _, t := range c.Turns {
+			t.Session += off
+			last = max(last, t.Session)
+			out.Turns = append(out.Turns, t)
+		}
+		for _, q := range c.Questions {
+			q.Evidence = slices.Clone(q.Evidence)
+			for j := range q.Evidence {
+				q.Evidence[j] += mynah.MessageID(off * 1000)
+			}
+			out.Questions = append(out.Questions, q)
+		}
+	}
+	return out
 }
