@@ -107,9 +107,9 @@ type Options struct {
 	// chat of two where neither is known as the agent (an imported chat with an
 	// assistant), the one called as an assistant is ("assistant", "ChatGPT") when the
 	// other is not, else the one whose candidates are at least assistantRatio times as
-	// long as the other's, as an assistant's answers are. In LoCoMo made a chat with an assistant
-	// (TestLongTurns' first and second person) it raised recall@10 by 0.015-0.045 on each
-	// half; LoCoMo itself asks in the third person.
+	// long as the other's, as an assistant's answers are. In LoCoMo made a chat with an
+	// assistant (TestLongTurns' first and second person) it raised recall@10 by
+	// 0.015-0.045 on each half; LoCoMo itself asks in the third person.
 	AskerBoost float64
 	// SpeakerGather multiplies the speaker boost (SpeakerBoost and SpeakerLift together)
 	// for a query asking for several things (see Aggregate: "what books has Melanie
