@@ -103,6 +103,7 @@ func TestParseTime(t *testing.T) {
 		{query: "what did we do last Christmas", from: day(2023, 12, 24), to: day(2023, 12, 27), text: "what did we do Christmas"},
 		{query: "what will we do at Christmas", from: day(2024, 12, 24), to: day(2024, 12, 27), text: "what will we do Christmas"},
 		{query: "what did we do on Christmas Eve", from: day(2023, 12, 24), to: day(2023, 12, 25), text: "what did we do Christmas"},
+		{query: "what did we do on Xmas Day", from: day(2023, 12, 25), to: day(2023, 12, 26), text: "what did we do Xmas"},
 		{query: "dinner on New Year's Eve 2022", from: day(2022, 12, 31), to: day(2023, 1, 1), text: "dinner"},
 		{query: "where were we at New Year", from: day(2023, 12, 31), to: day(2024, 1, 2), text: "where were we"},
 		{query: "what are we doing in the new year", text: "what are we doing in the new year"},
