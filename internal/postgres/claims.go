@@ -86,6 +86,20 @@ func (c *claims) close() {
 	}
 }
 
+// releaseClaims gives up this instance's chats as it closes, after everything that
+// sends has stopped (a serving process closes its store last): another instance, or
+// this one started again, takes them over at once instead of waiting out their leases,
+// during which a turn run by the new one is refused as it finishes (errClaimLost) and
+// run again, its model called twice. A failure leaves the leases to run out, as when an
+// instance dies.
+func (db *DB) releaseClaims() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := db.pool.Exec(ctx, `DELETE FROM chat_claims WHERE owner = $1`, db.claims.owner); err != nil {
+		db.log("releasing the chats on close", err)
+	}
+}
+
 // errClaimLost refuses to finish a turn of a chat another instance took over.
 var errClaimLost = fmt.Errorf("finishing a turn: %w", mynah.ErrNotHeld)
 

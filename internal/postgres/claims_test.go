@@ -50,6 +50,26 @@ func chatsOf(ts []mynah.Turn) map[mynah.ChatID]int {
 	return out
 }
 
+// TestClaimsReleasedOnClose: an instance that closes (a mynah stopped or restarted) gives
+// up its chats, so that the next takes them over at once, not after their leases.
+func TestClaimsReleasedOnClose(t *testing.T) {
+	dbs := instances(t, 2)
+	a, b := dbs[0], dbs[1]
+	queue(t, a, 1, 1)
+	if ta, err := a.PendingTurns(t.Context(), "ada", time.Now(), 10); err != nil || len(ta) != 1 {
+		t.Fatalf("first instance sees turns %v, %v; want chat 1's", ta, err)
+	}
+	a.Close()
+	queue(t, b, 1, 2)
+	tb, err := b.PendingTurns(t.Context(), "ada", time.Now(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := chatsOf(tb); got[1] != 2 {
+		t.Errorf("after the first instance closed the second sees turns of %v, want chat 1's 2 at once (lease %v)", got, b.claims.lease)
+	}
+}
+
 // TestClaimsOneInstancePerChat: of two instances, each chat's turns go to one, and when
 // that one dies the other takes them over at once; the dead one's late answer is refused.
 func TestClaimsOneInstancePerChat(t *testing.T) {

@@ -207,10 +207,11 @@ func Redact(dsn string) string {
 func (db *DB) String() string { return db.dsn }
 
 // Close closes the pool, waiting for the connections in use to be returned. It is safe to
-// call more than once.
+// call more than once. A serving store first gives up its chats (see releaseClaims).
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		if db.claims != nil {
+			db.releaseClaims()
 			db.claims.close()
 		}
 		db.pool.Close()
