@@ -70,6 +70,27 @@ func TestClaimsReleasedOnClose(t *testing.T) {
 	}
 }
 
+// TestClaimsCrewTurn: a crew member's turn, which the instance that queues it runs
+// itself, comes with the member's chat claimed, so that its answer goes out at once
+// instead of being left, unheld, to the next scan of the outbox.
+func TestClaimsCrewTurn(t *testing.T) {
+	db := instances(t, 1)[0]
+	const chat = mynah.ChatID(-100777)
+	st := mynah.CrewState{Crew: "team", Chat: chat, Members: []mynah.CrewMember{{Agent: "ada"}, {Agent: "bob"}}}
+	saved, err := db.SaveCrew(t.Context(), st, &mynah.Turn{Agent: "bob", Chat: chat, Static: "hi"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := db.FinishTurn(t.Context(), saved.Turn, []mynah.OutPart{{Key: "k1", Plain: "bob's answer"}})
+	if err != nil || len(parts) != 1 {
+		t.Fatalf("FinishTurn: %v, %v", parts, err)
+	}
+	db.claims.holding(parts[0].ID) // as after the first send's window: Hold asks the database
+	if err := db.Hold(t.Context(), parts[0].ID); err != nil {
+		t.Errorf("Hold of the crew member's answer: %v", err)
+	}
+}
+
 // TestClaimsOneInstancePerChat: of two instances, each chat's turns go to one, and when
 // that one dies the other takes them over at once; the dead one's late answer is refused.
 func TestClaimsOneInstancePerChat(t *testing.T) {

@@ -174,6 +174,14 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 			if err != nil {
 				return err
 			}
+			if db.claims != nil {
+				// The member's chat is this instance's unless another holds it: the crew
+				// engine runs the turn here (its answer's sends Hold the chat), as an
+				// incoming message's turn is run where it came in (queueClaimed).
+				if _, err := tx.Exec(ctx, claimChat, t.Agent, int64(t.Chat), db.claims.owner); err != nil {
+					return err
+				}
+			}
 			s.Turn = id
 			s.Outcome = ""
 		}
