@@ -322,7 +322,7 @@ func Dated(text string) bool {
 		}
 		switch t.w {
 		case "yesterday", "today", "tonight", "tomorrow", "weekend", "morning", "evening", "afternoon", "recently", "lately",
-			"ereyesterday", "overmorrow", "lastyear", "christmas", "xmas", "orthodoxchristmas", "easter", "orthodoxeaster",
+			"ereyesterday", "overmorrow", "lastyear", "christmas", "orthodoxchristmas", "easter", "orthodoxeaster",
 			"halloween", "thanksgiving":
 			return true
 		case "ago":
@@ -381,6 +381,9 @@ func timeTokens(text string) []timeToken {
 			}
 			w = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'"))
 			tok := timeToken{w: w, start: start, end: i}
+			if w == "xmas" {
+				tok.w = "christmas" // one name for the holiday's rules (holidays)
+			}
 			if w != "" && w[0] >= 0x80 {
 				if en, ok := cyrillicTime()[w]; ok {
 					tok.w, tok.alias = en, true

@@ -10,7 +10,7 @@ import "time"
 // Easter from Good Friday to Easter Monday, Thanksgiving (the United States') from the
 // Thursday to the Sunday. «Різдво» is Ukraine's Christmas, on 25 December since 2023;
 // «Рождество» Russia's, on 7 January. Ukrainian and Russian Easter are the Orthodox one.
-// "Xmas" is Christmas (see init).
+// "Xmas" is read as Christmas (timeTokens).
 var holidays = map[string]func(y int, loc *time.Location) Span{
 	"christmas":         func(y int, loc *time.Location) Span { return dayRun(y, time.December, 24, 3, loc) },
 	"orthodoxchristmas": func(y int, loc *time.Location) Span { return dayRun(y, time.January, 6, 3, loc) },
@@ -38,10 +38,6 @@ var holidayDays = map[string]map[string]int{
 	"christmas": {"eve": 0, "day": 1},
 	"newyear":   {"eve": 0, "day": 1},
 	"easter":    {"sunday": 2, "monday": 3},
-}
-
-func init() {
-	holidays["xmas"], holidayDays["xmas"] = holidays["christmas"], holidayDays["christmas"]
 }
 
 // dayRun is n days from the dth of month m of year y (d may run over into the next month).

@@ -283,6 +283,7 @@ func TestDated(t *testing.T) {
 		"we moved here in 2019":                                        true,
 		"going camping this weekend":                                   true,
 		"See you on Saturday":                                          true,
+		"we spent Xmas at my parents'":                                 true,
 		"Минулої неділі ми ходили в гори":                              true,
 		"я купив машину 3 роки тому":                                   true,
 		"тому що я втомився":                                           false,
