@@ -142,11 +142,12 @@ func TestCrashSafety(t *testing.T) {
 	}
 }
 
-// spawn runs `mynah serve` without waiting for it to poll, so a kill can land anywhere,
-// start-up included. Unlike start it registers no cleanup per run.
-func (h *harness) spawn() {
+// spawn runs `mynah serve` (with args) without waiting for it to poll, so a kill can
+// land anywhere, start-up included. Unlike start it registers no cleanup per run.
+func (h *harness) spawn(args ...string) {
 	h.t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--config", h.dir)
+	h.polls, h.hooks = len(h.emu.CallsTo("getUpdates")), len(h.emu.CallsTo("setWebhook"))
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--config", h.dir}, args...)...)
 	cmd.Args[0] = "mynah"
 	cmd.Env = h.env
 	cmd.Stdout = h.logs

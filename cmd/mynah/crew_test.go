@@ -453,6 +453,7 @@ func TestCrewKill(t *testing.T) {
 		h.spawn()
 		h.waitQuiet()
 	}
+	h.waitStarted() // the crew may have been quiet before the last restart
 	h.stop()
 	counts := map[string]int{}
 	var order []string

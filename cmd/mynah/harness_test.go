@@ -37,7 +37,10 @@ type harness struct {
 	proc     *exec.Cmd
 	logs     *syncBuffer
 	exited   chan error
-	pg       string // the PostgreSQL database of store:, when the harness runs on one
+	// polls and hooks are the emulator's getUpdates and setWebhook calls before the last
+	// spawn (see waitStarted).
+	polls, hooks int
+	pg           string // the PostgreSQL database of store:, when the harness runs on one
 }
 
 var botUser = telegramtest.BotUser{ID: 7000001, FirstName: "Mynah", Username: "mynah_bot", CanReadAllGroupMessages: true}
@@ -182,19 +185,7 @@ var pgBooleans = regexp.MustCompile(`\b(active|closing|sender_is_bot|outgoing|bl
 // start runs `mynah serve` and waits until it polls (or, in webhook mode, registered the webhook).
 func (h *harness) start(args ...string) {
 	h.t.Helper()
-	polls := len(h.emu.CallsTo("getUpdates"))
-	hooks := len(h.emu.CallsTo("setWebhook"))
-	cmd := exec.Command(os.Args[0], append([]string{"serve", "--config", h.dir}, args...)...)
-	cmd.Args[0] = "mynah"
-	cmd.Env = h.env
-	cmd.Stdout = h.logs
-	cmd.Stderr = h.logs
-	if err := cmd.Start(); err != nil {
-		h.t.Fatal(err)
-	}
-	h.proc = cmd
-	h.exited = make(chan error, 1)
-	go func() { h.exited <- cmd.Wait() }()
+	h.spawn(args...)
 	h.t.Cleanup(func() {
 		if h.proc != nil {
 			_ = h.proc.Process.Kill()
@@ -205,16 +196,24 @@ func (h *harness) start(args ...string) {
 			h.t.Logf("mynah output:\n%s", h.logs.String())
 		}
 	})
+	h.waitStarted()
+}
+
+// waitStarted waits until the mynah spawn started last polls Telegram or sets its
+// webhook: it serves, and handles SIGTERM (before, the signal ends it as it would any
+// process). It fails the test if mynah exits or takes longer than 30 s.
+func (h *harness) waitStarted() {
+	h.t.Helper()
 	ctx, cancel := context.WithTimeout(h.t.Context(), 30*time.Second)
 	defer cancel()
 	started := make(chan error, 1)
 	go func() {
-		if _, err := h.emu.WaitCalls(ctx, "getUpdates", polls+1); err == nil {
+		if _, err := h.emu.WaitCalls(ctx, "getUpdates", h.polls+1); err == nil {
 			started <- nil
 		}
 	}()
 	go func() {
-		if _, err := h.emu.WaitCalls(ctx, "setWebhook", hooks+1); err == nil {
+		if _, err := h.emu.WaitCalls(ctx, "setWebhook", h.hooks+1); err == nil {
 			started <- nil
 		}
 	}()
