@@ -101,9 +101,12 @@ type Crews interface {
 	// returns it as stored, with Version incremented and Updated set (zero: now). Otherwise
 	// it changes nothing and returns an error wrapping ErrConflict. In the same
 	// transaction, when queue is non-nil, it queues the turn for queue.Agent (Chat 0: s's
-	// chat) and stores its id in Turn (with Outcome cleared); when reset is non-zero,
-	// every member's session of the chat starts after message reset, as a /reset would.
-	// Members must not be empty and must not repeat an agent.
+	// chat) and stores its id in Turn (with Outcome cleared), and in queue.ID when this
+	// instance may run the turn straight away, as Intake.Turn: always with one instance;
+	// with several, not when another serves the member's chat (that one is told, and
+	// queue.ID is left 0). When reset is non-zero, every member's session of the chat
+	// starts after message reset, as a /reset would. Members must not be empty and must
+	// not repeat an agent.
 	SaveCrew(ctx context.Context, s CrewState, queue *Turn, reset MessageID) (CrewState, error)
 	// CrewTurn reports how far turn turnID got; an unknown turn is an error wrapping
 	// ErrNotFound.

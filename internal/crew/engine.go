@@ -217,7 +217,7 @@ var errNoChange = errors.New("no change")
 
 // update applies fn to the state of c in chat and saves it, with the turn fn queues,
 // reading again and retrying when another writer saved first. fn returning errNoChange
-// saves nothing. The member a turn was queued for is woken.
+// saves nothing. The member a turn was queued for is woken, when this instance runs it.
 func (e *Engine) update(ctx context.Context, c Crew, chat mynah.ChatID, fn func(st *mynah.CrewState) (*mynah.Turn, error)) error {
 	return e.updateReset(ctx, c, chat, func(st *mynah.CrewState) (*mynah.Turn, mynah.MessageID, error) {
 		t, err := fn(st)
@@ -245,9 +245,10 @@ func (e *Engine) updateReset(ctx context.Context, c Crew, chat mynah.ChatID, fn 
 		if errors.Is(err, mynah.ErrConflict) && attempt < 100 {
 			continue
 		}
-		if err == nil && queue != nil {
+		if err == nil && queue != nil && queue.ID != 0 {
+			// SaveCrew gave the turn an ID: this instance runs it (another serving the
+			// member's chat was told instead).
 			t := *queue
-			t.ID = saved.Turn
 			if t.Chat == 0 {
 				t.Chat = saved.Chat
 			}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,6 +89,42 @@ func TestClaimsCrewTurn(t *testing.T) {
 	db.claims.holding(parts[0].ID) // as after the first send's window: Hold asks the database
 	if err := db.Hold(t.Context(), parts[0].ID); err != nil {
 		t.Errorf("Hold of the crew member's answer: %v", err)
+	}
+}
+
+// TestClaimsCrewTurnElsewhere: a crew member's turn queued by one instance where another
+// serves the member's chat is the other's alone. The queuing instance gets no ID, so its
+// crew engine does not run the turn too: two model calls, the second answer refused.
+func TestClaimsCrewTurnElsewhere(t *testing.T) {
+	dbs := instances(t, 2)
+	a, b := dbs[0], dbs[1]
+	const chat = mynah.ChatID(-100778)
+	st := mynah.CrewState{Crew: "team", Chat: chat, Members: []mynah.CrewMember{{Agent: "ada"}, {Agent: "bob"}}}
+	first := &mynah.Turn{Agent: "ada", Chat: chat, Static: "hi"}
+	saved, err := a.SaveCrew(t.Context(), st, first, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.ID == 0 || first.ID != saved.Turn {
+		t.Fatalf("turn queued where nobody served the chat: ID %d, want the crew's turn %d", first.ID, saved.Turn)
+	}
+	next := &mynah.Turn{Agent: "ada", Chat: chat, Static: "again"}
+	saved, err = b.SaveCrew(t.Context(), saved, next, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.ID != 0 {
+		t.Errorf("turn queued by the second instance in the first's chat: ID %d, want 0 (the first runs it)", next.ID)
+	}
+	if tb, err := b.PendingTurns(t.Context(), "ada", time.Now(), 10); err != nil || len(tb) != 0 {
+		t.Errorf("second instance sees turns %v, %v; want none of the first's chat", tb, err)
+	}
+	ta, err := a.PendingTurns(t.Context(), "ada", time.Now(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(ta, func(x mynah.Turn) bool { return x.ID == saved.Turn }) {
+		t.Errorf("first instance sees turns %v, want the second's queued turn %d among them", ta, saved.Turn)
 	}
 }
 

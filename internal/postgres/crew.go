@@ -156,8 +156,9 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 		return s, fmt.Errorf("postgres: save crew %s in chat %d: %w", s.Crew, s.Chat, err)
 	}
 	in := s
+	var mine int64 // the queued turn's id when this instance runs it
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		s = in
+		s, mine = in, 0
 		now := db.now()
 		read := s.Version
 		s.Version++
@@ -174,12 +175,19 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 			if err != nil {
 				return err
 			}
+			mine = id
 			if db.claims != nil {
-				// The member's chat is this instance's unless another holds it: the crew
-				// engine runs the turn here (its answer's sends Hold the chat), as an
-				// incoming message's turn is run where it came in (queueClaimed).
-				if _, err := tx.Exec(ctx, claimChat, t.Agent, int64(t.Chat), db.claims.owner); err != nil {
+				// The member's chat is this instance's unless another holds it, as an
+				// incoming message's is (queueClaimed): then the crew engine runs the turn
+				// here (its answer's sends Hold the chat); else the holder, told by
+				// claimChat, runs it, and this one must not too (a second model call,
+				// its answer refused).
+				var owner int64
+				if err := tx.QueryRow(ctx, claimChat, t.Agent, int64(t.Chat), db.claims.owner).Scan(&owner, nil); err != nil {
 					return err
+				}
+				if owner != db.claims.owner {
+					mine = 0
 				}
 			}
 			s.Turn = id
@@ -234,6 +242,9 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 	})
 	if err != nil {
 		return mynah.CrewState{}, fail(ctx, err, "save crew %s in chat %d", in.Crew, in.Chat)
+	}
+	if queue != nil {
+		queue.ID = mine
 	}
 	return s, nil
 }

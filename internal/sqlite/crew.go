@@ -149,6 +149,7 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 	if err := storecodec.CheckCrew(s); err != nil {
 		return s, fmt.Errorf("sqlite: save crew %s in chat %d: %w", s.Crew, s.Chat, err)
 	}
+	var queued int64
 	err := db.inTx(ctx, func(tx *txn) error {
 		var stored int64
 		err := tx.QueryRowContext(ctx, queryCrewVersion, s.Crew, int64(s.Chat)).Scan(&stored)
@@ -173,7 +174,7 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 			if err != nil {
 				return err
 			}
-			s.Turn = id
+			s.Turn, queued = id, id
 			s.Outcome = ""
 		}
 		lists := make([]string, 3)
@@ -211,6 +212,9 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 	})
 	if err != nil {
 		return mynah.CrewState{}, fail(ctx, err, "save crew %s in chat %d", s.Crew, s.Chat)
+	}
+	if queue != nil {
+		queue.ID = queued // one instance: it runs every turn it queues
 	}
 	return s, nil
 }
