@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
@@ -335,4 +336,59 @@ func checkInstances(t *testing.T, h *harness, dsn string, chats int, asks []cras
 		}
 	}
 	return lost, missingParts, dups
+}
+
+// TestPostgresCrewInstances: two instances serve a crew from one database, each task's
+// message mentioning another member (so accepted, with its turn, by either instance):
+// each member's model is asked once a turn, and the group sees each member's answer to
+// each task once, in the crew's order. (The instance that queues a member's turn while
+// the other holds the member's chat, which TestClaimsCrewTurnElsewhere checks in the
+// store, does not arise here: one instance comes to hold all the members' chats, as
+// chat_claims shows after the run.)
+func TestPostgresCrewInstances(t *testing.T) {
+	const tasks = 6
+	h := newCrewHarness(t, "store: "+testPostgres(t)+"\n"+teamYAML, func(member string, _ int, r llmtest.Recorded) llmtest.Reply {
+		text := requestText(r)
+		task := 0
+		for _, m := range taskRE.FindAllStringSubmatch(text, -1) {
+			task = max(task, atoi(m[1]))
+		}
+		if strings.Contains(text, fmt.Sprintf("%s on task %d", member, task)) {
+			return llmtest.Reply{Text: "....."} // said it already: round 2
+		}
+		return llmtest.Reply{Text: fmt.Sprintf("%s on task %d", member, task), Delay: 50 * time.Millisecond}
+	})
+	insts := []*instance{h.spawnInstance(), h.spawnInstance()}
+	t.Cleanup(func() {
+		for _, in := range insts {
+			in.kill()
+		}
+		if t.Failed() {
+			t.Logf("mynah output (tail):\n%s", logTail(h.logs.String()))
+		}
+	})
+	var want []string
+	for i := 1; i <= tasks; i++ {
+		// Each task mentions another member: the message's turn, and so the cycle's
+		// start and the members' chats, land on either instance.
+		first := h.bots[i%len(h.bots)]
+		h.emu.SendGroup(crewRoom, alice, fmt.Sprintf("@%s task %d", first.user.Username, i))
+		h.waitQuiet()
+		for _, b := range h.bots { // in the crew's order, whoever was mentioned
+			want = append(want, fmt.Sprintf("%s: %s on task %d", b.name, b.name, i))
+		}
+	}
+	for _, in := range insts {
+		in.stop(t)
+	}
+	insts = nil
+	if diff := cmp.Diff(h.said(), want); diff != "" {
+		t.Errorf("the group saw (-got +want):\n%s", diff)
+	}
+	for _, b := range h.bots {
+		// A turn in each of a cycle's two rounds: its answer, then its pass.
+		if n := len(h.requests(b.name)); n != 2*tasks {
+			t.Errorf("%s's model was asked %d times for %d turns", b.name, n, 2*tasks)
+		}
+	}
 }
