@@ -22,12 +22,16 @@ func crewOf(members ...string) mynah.CrewState {
 	return s
 }
 
-// saveCrew calls SaveCrew or fails the test.
+// saveCrew calls SaveCrew or fails the test. The store is the only instance: a turn it
+// queues is its to run, so queue.ID must be the turn's id.
 func saveCrew(t *testing.T, s mynah.Store, st mynah.CrewState, queue *mynah.Turn, reset mynah.MessageID) mynah.CrewState {
 	t.Helper()
 	got, err := s.SaveCrew(t.Context(), st, queue, reset)
 	if err != nil {
 		t.Fatalf("SaveCrew(version %d): %v", st.Version, err)
+	}
+	if queue != nil && (queue.ID == 0 || queue.ID != got.Turn) {
+		t.Errorf("SaveCrew queued turn %d, set queue.ID %d: a lone instance runs what it queues", got.Turn, queue.ID)
 	}
 	return got
 }
