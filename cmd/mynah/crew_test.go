@@ -418,20 +418,11 @@ func TestCrewKill(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>32))
 	var mu sync.Mutex
-	h := newCrewHarness(t, teamYAML, func(member string, _ int, r llmtest.Recorded) llmtest.Reply {
-		text := requestText(r)
-		task := 0
-		for _, m := range taskRE.FindAllStringSubmatch(text, -1) {
-			task = max(task, atoi(m[1]))
-		}
+	h := newCrewHarness(t, teamYAML, answersTasks(func() time.Duration {
 		mu.Lock()
-		delay := time.Duration(150+rng.IntN(250)) * time.Millisecond
-		mu.Unlock()
-		if strings.Contains(text, fmt.Sprintf("%s on task %d", member, task)) {
-			return llmtest.Reply{Text: ".....", Delay: delay / 4} // said it already: round 2
-		}
-		return llmtest.Reply{Text: fmt.Sprintf("%s on task %d", member, task), Delay: delay}
-	})
+		defer mu.Unlock()
+		return time.Duration(150+rng.IntN(250)) * time.Millisecond
+	}))
 	t.Cleanup(func() {
 		if h.proc != nil {
 			_ = h.proc.Process.Kill()
@@ -484,6 +475,24 @@ func TestCrewKill(t *testing.T) {
 		t.Errorf("%d duplicates after %d kills", duplicates, kills)
 	}
 	t.Logf("kills: %d; cycles: %d; member messages: %d; duplicates (sent, killed before recorded, sent again): %d", kills, cycles, len(h.said()), duplicates)
+}
+
+// answersTasks is the model of a crew's members for tests of numbered tasks: it answers
+// the latest "task N" of a request as "<member> on task N" after delay(), and passes
+// (".....", after a quarter of it) once the member said that, in the cycle's next round.
+func answersTasks(delay func() time.Duration) func(string, int, llmtest.Recorded) llmtest.Reply {
+	return func(member string, _ int, r llmtest.Recorded) llmtest.Reply {
+		text := requestText(r)
+		task := 0
+		for _, m := range taskRE.FindAllStringSubmatch(text, -1) {
+			task = max(task, atoi(m[1]))
+		}
+		d := delay()
+		if strings.Contains(text, fmt.Sprintf("%s on task %d", member, task)) {
+			return llmtest.Reply{Text: ".....", Delay: d / 4}
+		}
+		return llmtest.Reply{Text: fmt.Sprintf("%s on task %d", member, task), Delay: d}
+	}
 }
 
 func atoi(s string) int {

@@ -347,17 +347,8 @@ func checkInstances(t *testing.T, h *harness, dsn string, chats int, asks []cras
 // chat_claims shows after the run.)
 func TestPostgresCrewInstances(t *testing.T) {
 	const tasks = 6
-	h := newCrewHarness(t, "store: "+testPostgres(t)+"\n"+teamYAML, func(member string, _ int, r llmtest.Recorded) llmtest.Reply {
-		text := requestText(r)
-		task := 0
-		for _, m := range taskRE.FindAllStringSubmatch(text, -1) {
-			task = max(task, atoi(m[1]))
-		}
-		if strings.Contains(text, fmt.Sprintf("%s on task %d", member, task)) {
-			return llmtest.Reply{Text: "....."} // said it already: round 2
-		}
-		return llmtest.Reply{Text: fmt.Sprintf("%s on task %d", member, task), Delay: 50 * time.Millisecond}
-	})
+	h := newCrewHarness(t, "store: "+testPostgres(t)+"\n"+teamYAML,
+		answersTasks(func() time.Duration { return 50 * time.Millisecond }))
 	insts := []*instance{h.spawnInstance(), h.spawnInstance()}
 	t.Cleanup(func() {
 		for _, in := range insts {
