@@ -168,27 +168,23 @@ func (db *DB) SaveCrew(ctx context.Context, s mynah.CrewState, queue *mynah.Turn
 			if t.Chat == 0 {
 				t.Chat = s.Chat
 			}
-			if _, err := tx.Exec(ctx, ensureChat, t.Agent, int64(t.Chat), "", "", "", false, now.UnixMilli()); err != nil {
-				return err
-			}
-			id, err := db.insertTurnTx(ctx, tx, t.Agent, t)
+			// Queued as an incoming message's turn is (queueClaimed), in one round trip: the
+			// crew engine runs it here (its answer's sends Hold the chat) unless another
+			// instance holds the member's chat; then that one, told, runs it, and this one
+			// must not too (a second model call, its answer refused).
+			q, args, err := db.insertTurnArgs(t.Agent, t, false)
 			if err != nil {
 				return err
 			}
-			mine = id
-			if db.claims != nil {
-				// The member's chat is this instance's unless another holds it, as an
-				// incoming message's is (queueClaimed): then the crew engine runs the turn
-				// here (its answer's sends Hold the chat); else the holder, told by
-				// claimChat, runs it, and this one must not too (a second model call,
-				// its answer refused).
-				var owner int64
-				if err := tx.QueryRow(ctx, claimChat, t.Agent, int64(t.Chat), db.claims.owner).Scan(&owner, nil); err != nil {
-					return err
-				}
-				if owner != db.claims.owner {
-					mine = 0
-				}
+			b := &pgx.Batch{}
+			b.Queue(ensureChat, t.Agent, int64(t.Chat), "", "", "", false, now.UnixMilli())
+			var id int64
+			ours, err := db.queueClaimed(ctx, tx, b, q, args, t.Agent, t.Chat, &id)
+			if err != nil {
+				return err
+			}
+			if ours {
+				mine = id
 			}
 			s.Turn = id
 			s.Outcome = ""
