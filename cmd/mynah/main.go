@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mynah-ai/mynah/internal/gcstart"
 )
 
 func main() {
-	tuneRuntime(os.Getenv)
+	tuneRuntime(os.Getenv, gcstart.OneShot())
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -32,29 +34,30 @@ func main() {
 const gcPercent = 70
 
 // tuneRuntime sets mynah's defaults for the Go runtime where the environment sets none:
-// GOGC (gcPercent), and heap profiling off (its sample records cost 1.5 MB of a serving
+// GOGC (gcPercent, or oneShotGC for a one-off command: gcstart.OneShot), which also turns
+// the collector back on after a one-off command's package initialisation (see
+// internal/gcstart), and heap profiling off (its sample records cost 1.5 MB of a serving
 // process's memory; serve --memprofile turns it back on).
-func tuneRuntime(getenv func(string) string) {
+func tuneRuntime(getenv func(string) string, oneShot bool) {
 	if getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
+		gc := gcPercent
+		if oneShot {
+			gc = oneShotGC
+		}
+		debug.SetGCPercent(gc)
 	}
 	runtime.MemProfileRate = 0
 }
 
-// oneShotGC is the GOGC of a one-off command (see oneShot).
+// oneShotGC is the GOGC of a one-off command (memory search, version, check…): garbage
+// is collected only once the heap is five times what is live, and not before 16 MB. Such
+// a command allocates a few MB, mostly package initialisation that stays live, so at
+// mynah's GOGC the two collections after start freed nothing and cost ~4 ms of its ~80
+// (measured with mynah memory search over 100,000 messages). A search that loads many
+// vectors still collects, in step with them. It is set before the command line is
+// parsed: later, the collector gcstart held off would already have started a collection
+// at mynah's GOGC.
 const oneShotGC = 400
-
-// oneShot tunes the runtime for a command that is done in moments (memory search), unless
-// the environment sets GOGC: garbage is collected only once the heap is five times what
-// is live, and not before 16 MB. Such a command allocates a few MB, mostly package
-// initialisation that stays live, so at mynah's GOGC the two collections after start
-// freed nothing and cost ~4 ms of its ~80 (measured with mynah memory search over 100,000
-// messages). A search that loads many vectors still collects, in step with them.
-func oneShot(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(oneShotGC)
-	}
-}
 
 // trimAfterBursts gives the heap's free pages back to the system once a burst of work is
 // over, until ctx is done. Between collections the heap grows to twice what is live

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -37,7 +36,6 @@ func memorySearchCommand() *cobra.Command {
 		Short: "Search an agent's memory as the agent does",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			oneShot(os.Getenv)
 			var queries []string
 			for _, q := range f.Queries {
 				if q = strings.TrimSpace(q); q != "" {
