@@ -31,14 +31,15 @@ func benchCommand() *cobra.Command {
 }
 
 type benchMemoryFlags struct {
-	LoCoMo string
-	K      string
-	Half   string
-	Ablate []string
-	With   []string
-	JSON   bool
-	Store  string
-	Each   bool
+	LoCoMo   string
+	K        string
+	Half     string
+	Ablate   []string
+	With     []string
+	JSON     bool
+	Store    string
+	Each     bool
+	Features bool
 }
 
 func benchMemoryCommand() *cobra.Command {
@@ -61,7 +62,13 @@ BM25) and --with turns them on, to measure what each adds there.
 BM25 weighs a word by how rare it is in the whole database, every chat of it. By default
 the conversations share one database, as an agent's chats do (each is asked its
 questions right after it is imported); --store-each gives each a database of its own, as
-the benchmark's protocol indexes each conversation by itself.`,
+the benchmark's protocol indexes each conversation by itself.
+
+--features measures every feature's effect on each half (or on --half alone): the default
+ranking, plain BM25, and for each feature the default without it and plain BM25 with it
+alone, each a change in turn recall@10 (at the last of --k without 10) over categories
+1-4, beside the four categories' figures. It asks every question some forty ways: a few
+minutes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.LoCoMo == "" {
@@ -74,6 +81,12 @@ the benchmark's protocol indexes each conversation by itself.`,
 			f.Half = strings.ToUpper(f.Half)
 			if f.Half != "" && !slices.Contains(locomo.Halves, f.Half) {
 				return usageError{fmt.Errorf("--half %q: want A or B", f.Half)}
+			}
+			if f.Features {
+				if len(f.Ablate)+len(f.With) > 0 {
+					return usageError{errors.New("--features measures every feature on and off: leave out --ablate and --with")}
+				}
+				return benchFeatures(cmd.Context(), f, ks, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			opts, err := memory.Ablate(memory.DefaultOptions(), f.Ablate...)
 			if err != nil {
@@ -97,6 +110,7 @@ the benchmark's protocol indexes each conversation by itself.`,
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
 	cmd.Flags().StringVar(&f.Store, "store", "", "run on this PostgreSQL database (postgres://…), in a throwaway schema (default: a throwaway SQLite file)")
 	cmd.Flags().BoolVar(&f.Each, "store-each", false, "import each conversation into a throwaway database of its own")
+	cmd.Flags().BoolVar(&f.Features, "features", false, "measure each ranking feature's effect on each half: the default without it (with it, for one off by default) and plain BM25 with it alone")
 	return cmd
 }
 
@@ -120,17 +134,7 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.
 	if err != nil {
 		return err
 	}
-	var rep *locomo.Report
-	if f.Each {
-		rep, err = benchEach(ctx, f, convs, ks, opts)
-	} else {
-		db, cleanup, serr := benchStore(ctx, f.Store)
-		if serr != nil {
-			return serr
-		}
-		defer cleanup()
-		rep, err = locomo.RunWith(ctx, db, convs, ks, opts, f.Half)
-	}
+	reps, err := measureRankings(ctx, f, convs, ks, []locomo.Ranking{{Opts: opts}}, f.Half, nil)
 	if err != nil {
 		return err
 	}
@@ -141,32 +145,48 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.
 			turns += len(c.Turns)
 		}
 	}
-	return writeBench(w, f.JSON, n, turns, rep)
+	return writeBench(w, f.JSON, n, turns, reps[0])
 }
 
-// benchEach measures the conversations of f.Half each in a throwaway store of its own.
-func benchEach(ctx context.Context, f benchMemoryFlags, convs []locomo.Conversation, ks []int, opts memory.Options) (*locomo.Report, error) {
-	rep := locomo.NewReport(ks)
-	for i, c := range convs {
-		if !locomo.InHalf(f.Half, i, len(convs)) {
-			continue
+// measureRankings measures each of rs on the conversations of half (see
+// locomo.RunRankings): in one throwaway store, or with f.Each each conversation in a
+// throwaway store of its own. progress is as RunRankings's.
+func measureRankings(ctx context.Context, f benchMemoryFlags, convs []locomo.Conversation, ks []int, rs []locomo.Ranking, half string, progress func(done, total int)) ([]*locomo.Report, error) {
+	if !f.Each {
+		db, cleanup, err := benchStore(ctx, f.Store)
+		if err != nil {
+			return nil, err
 		}
+		defer cleanup()
+		return locomo.RunRankings(ctx, db, convs, ks, rs, half, progress)
+	}
+	reps := make([]*locomo.Report, len(rs))
+	for i := range reps {
+		reps[i] = locomo.NewReport(ks)
+	}
+	var each []int
+	for i := range convs {
+		if locomo.InHalf(half, i, len(convs)) {
+			each = append(each, i)
+		}
+	}
+	for done, i := range each {
 		err := func() error {
 			db, cleanup, err := benchStore(ctx, f.Store)
 			if err != nil {
 				return err
 			}
 			defer cleanup()
-			if err := locomo.Import(ctx, db, c, i); err != nil {
-				return err
-			}
-			return rep.Ask(ctx, db, opts, c, i)
+			return locomo.AskRankings(ctx, db, convs[i], i, rs, reps)
 		}()
 		if err != nil {
 			return nil, err
 		}
+		if progress != nil {
+			progress(done+1, len(each))
+		}
 	}
-	return rep, nil
+	return reps, nil
 }
 
 // benchStore opens a throwaway store: a schema of the PostgreSQL database dsn, or a SQLite

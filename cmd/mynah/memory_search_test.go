@@ -13,6 +13,7 @@ import (
 
 	"github.com/mynah-ai/mynah/internal/llm"
 	"github.com/mynah-ai/mynah/internal/llm/llmtest"
+	"github.com/mynah-ai/mynah/internal/memory"
 )
 
 // TestMemorySearchCLI: `mynah memory search` takes several --query at once and merges
@@ -205,6 +206,111 @@ func TestBenchMemoryCLI(t *testing.T) {
 	}
 	if out, code := mynahCLI(t, h, "bench", "memory", "--locomo", path, "--half", "C"); code == 0 || !strings.Contains(out, "want A or B") {
 		t.Errorf("--half C: exit %d\n%s", code, out)
+	}
+}
+
+// TestBenchMemoryFeatures: `mynah bench memory --features` measures, on each half, the
+// default ranking, plain BM25 and each feature both ways, with the same figures as the
+// runs of one ranking (--half, --ablate), each change from the ranking it is compared with.
+func TestBenchMemoryFeatures(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	path := filepath.Join(t.TempDir(), "locomo.json")
+	turn := func(speaker string, i int, text string) string {
+		return fmt.Sprintf(`{"speaker": %q, "dia_id": "D1:%d", "text": %q}`, speaker, i, text)
+	}
+	conv := func(id, a, b, q string, evidence int, turns ...string) string {
+		return fmt.Sprintf(`{"sample_id": %q, "conversation": {"speaker_a": %q, "speaker_b": %q,
+			"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [%s]},
+			"qa": [{"question": %q, "category": 4, "evidence": ["D1:%d"]}]}`, id, a, b, strings.Join(turns, ","), q, evidence)
+	}
+	// The answer to "What did Ann think of the herons?" is Ann's short reply after Bo names
+	// herons: plain BM25 finds Bo's line first; the default finds Ann's through the
+	// conversation before a short message (feature "previous") and who said it.
+	write(t, path, "["+conv("one", "Ann", "Bo", "What did Ann think of the herons?", 2,
+		turn("Bo", 1, "Look, herons on the lake by the old mill today"), turn("Ann", 2, "Gorgeous!"), turn("Bo", 3, "Lunch?"))+","+
+		conv("two", "Cy", "Di", "Who likes owls?", 1, turn("Cy", 1, "I like owls"), turn("Di", 2, "I like jam"))+"]")
+	recall := func(out string) float64 {
+		var res struct {
+			Results []struct {
+				TurnRecall []float64 `json:"turn_recall"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) == 0 {
+			t.Fatalf("--json: %v\n%s", err, out)
+		}
+		return res.Results[0].TurnRecall[0]
+	}
+	type cell struct {
+		K      int     `json:"k"`
+		Core   float64 `json:"core"`
+		Change float64 `json:"change"`
+	}
+	var res struct {
+		Rankings []struct {
+			Name   string            `json:"name"`
+			Halves map[string][]cell `json:"halves"`
+		} `json:"rankings"`
+	}
+	// stdout is the report alone; progress goes to stderr.
+	cmd := exec.Command(os.Args[0], "bench", "memory", "--locomo", path, "--features", "--k", "1", "--json")
+	cmd.Args[0], cmd.Env = "mynah", h.env
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("--features --json: %v\n%s", err, errb.String())
+	}
+	if err := json.Unmarshal(stdout, &res); err != nil {
+		t.Fatalf("--features --json: %v\n%s", err, stdout)
+	}
+	if !strings.Contains(errb.String(), "half B: conversation 1 of 1 asked") {
+		t.Errorf("--features: stderr %q, want its progress", errb.String())
+	}
+	got := map[string]map[string]cell{}
+	for _, r := range res.Rankings {
+		got[r.Name] = map[string]cell{}
+		for half, cells := range r.Halves {
+			if len(cells) != 1 || cells[0].K != 1 {
+				t.Errorf("%s, half %s: %+v, want one cell at k=1", r.Name, half, cells)
+				continue
+			}
+			got[r.Name][half] = cells[0]
+		}
+	}
+	if n := len(memory.Features())*2 + 2; len(got) != n {
+		t.Errorf("--features measured %d rankings, want %d (default, plain BM25, each feature both ways)", len(got), n)
+	}
+	for half, args := range map[string][]string{"A": {"--half", "a"}, "B": {"--half", "b"}} {
+		def := recall(mustCLI(t, h, append([]string{"bench", "memory", "--locomo", path, "--k", "1", "--json"}, args...)...))
+		plain := recall(mustCLI(t, h, append([]string{"bench", "memory", "--locomo", path, "--k", "1", "--json", "--ablate", "all"}, args...)...))
+		without := recall(mustCLI(t, h, append([]string{"bench", "memory", "--locomo", path, "--k", "1", "--json", "--ablate", "previous"}, args...)...))
+		if g := got["default"][half]; g.Core != def || g.Change != 0 {
+			t.Errorf("half %s: default %+v, want recall %v as bench memory finds, no change", half, g, def)
+		}
+		if g := got["plain BM25"][half]; g.Core != plain {
+			t.Errorf("half %s: plain BM25 %+v, want recall %v as --ablate all finds", half, g, plain)
+		}
+		if g := got["default without previous"][half]; g.Core != without || g.Change != without-def {
+			t.Errorf("half %s: default without previous %+v, want recall %v (--ablate previous), change %v", half, g, without, without-def)
+		}
+		if g := got["plain BM25 with previous"][half]; g.Change != g.Core-plain {
+			t.Errorf("half %s: plain BM25 with previous %+v, want its change from plain BM25 (%v)", half, g, plain)
+		}
+	}
+	if def, without := got["default"]["A"], got["default without previous"]["A"]; def.Core != 1 || without.Core != 0 || without.Change != -1 {
+		t.Errorf("half A: default %+v, without previous %+v; want Ann's reply found only with previous", def, without)
+	}
+	out := mustCLI(t, h, "bench", "memory", "--locomo", path, "--features", "--half", "a")
+	for _, want := range []string{"turn recall@10", "half A", "default without previous", "plain BM25 with previous"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--features --half a: no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "half B") {
+		t.Errorf("--features --half a measured half B too:\n%s", out)
+	}
+	if out, code := mynahCLI(t, h, "bench", "memory", "--locomo", path, "--features", "--ablate", "context"); code == 0 || !strings.Contains(out, "leave out --ablate") {
+		t.Errorf("--features --ablate: exit %d\n%s", code, out)
 	}
 }
 

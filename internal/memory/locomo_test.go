@@ -233,24 +233,15 @@ func TestLoCoMoAblation(t *testing.T) {
 			return fmt.Sprintf("%.3f (%s)", recallAt10(&rep.Core), strings.Join(cats, " "))
 		}
 		line := func(name string, o memory.Options) {
-			t.Logf("| %-26s | %s | %s |", name, cell(o, "A"), cell(o, "B"))
+			t.Logf("| %-29s | %s | %s |", name, cell(o, "A"), cell(o, "B"))
 		}
 		t.Logf("%s: turn recall@10, categories 1-4 (multi-hop temporal open-domain single-hop)", p.name)
-		t.Logf("| %-26s | %-35s | %-35s |", "ranking", "half A", "half B")
-		line("default", memory.DefaultOptions())
-		line("plain BM25", plainBM25(t))
-		t.Logf("| %-26s | %s | %s |", "reference BM25", refCell("A"), refCell("B"))
-		for _, f := range memory.Features() {
-			if f.Enabled(memory.DefaultOptions()) {
-				without, _ := memory.Ablate(memory.DefaultOptions(), f.Name)
-				line("default without "+f.Name, without)
-			} else {
-				with, _ := memory.With(memory.DefaultOptions(), f.Name)
-				line("default with "+f.Name, with)
+		t.Logf("| %-29s | %-35s | %-35s |", "ranking", "half A", "half B")
+		for _, r := range locomo.Rankings() {
+			line(r.Name, r.Opts)
+			if r.Name == locomo.PlainBM25 {
+				t.Logf("| %-29s | %s | %s |", "reference BM25", refCell("A"), refCell("B"))
 			}
-			alone := plainBM25(t)
-			f.On(&alone)
-			line("BM25 with "+f.Name, alone)
 		}
 	}
 }

@@ -94,19 +94,93 @@ func Run(ctx context.Context, st Store, convs []Conversation, ks []int) (*Report
 // RunWith is Run with the ranking opts, on the conversations of half only ("A", "B"; ""
 // for all: see InHalf).
 func RunWith(ctx context.Context, st Store, convs []Conversation, ks []int, opts memory.Options, half string) (*Report, error) {
-	rep := NewReport(ks)
+	reps, err := RunRankings(ctx, st, convs, ks, []Ranking{{Opts: opts}}, half, nil)
+	if err != nil {
+		return nil, err
+	}
+	return reps[0], nil
+}
+
+// Ranking is a ranking setting that RunRankings measures, by name.
+type Ranking struct {
+	Name string
+	Opts memory.Options
+}
+
+// Names of the rankings that Rankings returns besides the features'.
+const (
+	DefaultRanking = "default"
+	PlainBM25      = "plain BM25"
+)
+
+// Rankings are what measures each ranking feature's effect (mynah bench memory
+// --features): the default ranking, plain BM25 (every feature off), and for each feature
+// of memory.Features the default without it ("default without NAME"; "default with NAME"
+// for one off by default) and plain BM25 with it alone ("plain BM25 with NAME").
+func Rankings() []Ranking {
+	def := memory.DefaultOptions()
+	plain, _ := memory.Ablate(def, "all")
+	rs := []Ranking{{DefaultRanking, def}, {PlainBM25, plain}}
+	for _, f := range memory.Features() {
+		o := def
+		if f.Enabled(def) {
+			f.Off(&o)
+			rs = append(rs, Ranking{DefaultRanking + " without " + f.Name, o})
+		} else {
+			f.On(&o)
+			rs = append(rs, Ranking{DefaultRanking + " with " + f.Name, o})
+		}
+		alone := plain
+		f.On(&alone)
+		rs = append(rs, Ranking{PlainBM25 + " with " + f.Name, alone})
+	}
+	return rs
+}
+
+// RunRankings measures each of rs on the conversations of half in st, as RunWith measures
+// one: each conversation is imported and then asked its questions, before the next is
+// imported, so that every ranking searches the store as it is at that point. Each
+// conversation is imported once and asked once per ranking. It returns a report per
+// ranking, in the order of rs; progress, when not nil, is called after each conversation
+// with how many of half's are done and how many there are.
+func RunRankings(ctx context.Context, st Store, convs []Conversation, ks []int, rs []Ranking, half string, progress func(done, total int)) ([]*Report, error) {
+	reps := make([]*Report, len(rs))
+	for i := range reps {
+		reps[i] = NewReport(ks)
+	}
+	total := 0
+	for i := range convs {
+		if InHalf(half, i, len(convs)) {
+			total++
+		}
+	}
+	done := 0
 	for i, c := range convs {
 		if !InHalf(half, i, len(convs)) {
 			continue
 		}
-		if err := Import(ctx, st, c, i); err != nil {
+		if err := AskRankings(ctx, st, c, i, rs, reps); err != nil {
 			return nil, err
 		}
-		if err := rep.Ask(ctx, st, opts, c, i); err != nil {
-			return nil, err
+		if done++; progress != nil {
+			progress(done, total)
 		}
 	}
-	return rep, nil
+	return reps, nil
+}
+
+// AskRankings imports conversation c, the nth of its file, into st and asks its questions
+// with each ranking of rs, scoring those of rs[j] in reps[j].
+func AskRankings(ctx context.Context, st Store, c Conversation, n int, rs []Ranking, reps []*Report) error {
+	if err := Import(ctx, st, c, n); err != nil {
+		return err
+	}
+	for j, r := range rs {
+		if err := reps[j].Ask(ctx, st, r.Opts, c, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Halves are the two halves of the benchmark by conversation: ranking features are
