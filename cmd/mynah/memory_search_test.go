@@ -215,9 +215,7 @@ func TestBenchMemoryCLI(t *testing.T) {
 func TestBenchMemoryFeatures(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	path := filepath.Join(t.TempDir(), "locomo.json")
-	turn := func(speaker string, i int, text string) string {
-		return fmt.Sprintf(`{"speaker": %q, "dia_id": "D1:%d", "text": %q}`, speaker, i, text)
-	}
+	turn := locomoTurn
 	conv := func(id, a, b, q string, evidence int, turns ...string) string {
 		return fmt.Sprintf(`{"sample_id": %q, "conversation": {"speaker_a": %q, "speaker_b": %q,
 			"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [%s]},
@@ -229,17 +227,6 @@ func TestBenchMemoryFeatures(t *testing.T) {
 	write(t, path, "["+conv("one", "Ann", "Bo", "What did Ann think of the herons?", 2,
 		turn("Bo", 1, "Look, herons on the lake by the old mill today"), turn("Ann", 2, "Gorgeous!"), turn("Bo", 3, "Lunch?"))+","+
 		conv("two", "Cy", "Di", "Who likes owls?", 1, turn("Cy", 1, "I like owls"), turn("Di", 2, "I like jam"))+"]")
-	recall := func(out string) float64 {
-		var res struct {
-			Results []struct {
-				TurnRecall []float64 `json:"turn_recall"`
-			} `json:"results"`
-		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) == 0 {
-			t.Fatalf("--json: %v\n%s", err, out)
-		}
-		return res.Results[0].TurnRecall[0]
-	}
 	type cell struct {
 		K      int     `json:"k"`
 		Core   float64 `json:"core"`
@@ -281,9 +268,9 @@ func TestBenchMemoryFeatures(t *testing.T) {
 		t.Errorf("--features measured %d rankings, want %d (default, plain BM25, each feature both ways)", len(got), n)
 	}
 	for half, args := range map[string][]string{"A": {"--half", "a"}, "B": {"--half", "b"}} {
-		def := recall(mustCLI(t, h, append([]string{"bench", "memory", "--locomo", path, "--k", "1", "--json"}, args...)...))
-		plain := recall(mustCLI(t, h, append([]string{"bench", "memory", "--locomo", path, "--k", "1", "--json", "--ablate", "all"}, args...)...))
-		without := recall(mustCLI(t, h, append([]string{"bench", "memory", "--locomo", path, "--k", "1", "--json", "--ablate", "previous"}, args...)...))
+		def := benchTurnRecall(t, h, append([]string{"--locomo", path, "--k", "1"}, args...)...)
+		plain := benchTurnRecall(t, h, append([]string{"--locomo", path, "--k", "1", "--ablate", "all"}, args...)...)
+		without := benchTurnRecall(t, h, append([]string{"--locomo", path, "--k", "1", "--ablate", "previous"}, args...)...)
 		if g := got["default"][half]; g.Core != def || g.Change != 0 {
 			t.Errorf("half %s: default %+v, want recall %v as bench memory finds, no change", half, g, def)
 		}
@@ -314,15 +301,34 @@ func TestBenchMemoryFeatures(t *testing.T) {
 	}
 }
 
+// locomoTurn is turn i of session 1 of a LoCoMo conversation, as the release writes it.
+func locomoTurn(speaker string, i int, text string) string {
+	return fmt.Sprintf(`{"speaker": %q, "dia_id": "D1:%d", "text": %q}`, speaker, i, text)
+}
+
+// benchTurnRecall runs mynah bench memory --json with args and returns its turn recall
+// over categories 1-4 at the first cut-off.
+func benchTurnRecall(t *testing.T, h *harness, args ...string) float64 {
+	t.Helper()
+	out := mustCLI(t, h, append([]string{"bench", "memory", "--json"}, args...)...)
+	var res struct {
+		Results []struct {
+			TurnRecall []float64 `json:"turn_recall"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) == 0 {
+		t.Fatalf("mynah bench memory --json %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return res.Results[0].TurnRecall[0]
+}
+
 // TestBenchMemoryStoreEach: `mynah bench memory --store-each` weighs each conversation's
 // words within it alone. A conversation full of herons, imported before one where herons
 // are the rare word, makes "herons" common in the shared database, so plain BM25 there
 // ranks a jam turn over the heron one; in a database of its own, the heron turn wins.
 func TestBenchMemoryStoreEach(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
-	turn := func(speaker string, i int, text string) string {
-		return fmt.Sprintf(`{"speaker": %q, "dia_id": "D1:%d", "text": %q}`, speaker, i, text)
-	}
+	turn := locomoTurn
 	conv := func(id, speaker, question string, turns ...string) string {
 		return fmt.Sprintf(`{"sample_id": %q, "conversation": {"speaker_a": %q, "speaker_b": "Bo",
 			"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [%s]},
@@ -337,16 +343,7 @@ func TestBenchMemoryStoreEach(t *testing.T) {
 		conv("two", "Ann", "Who saw herons or jam?", turn("Ann", 1, "I saw herons"), turn("Ann", 2, "I saw jam"), turn("Ann", 3, "more jam"))+"]")
 	recall := func(args ...string) float64 {
 		t.Helper()
-		out := mustCLI(t, h, append([]string{"bench", "memory", "--locomo", path, "--ablate", "all", "--k", "1", "--json"}, args...)...)
-		var res struct {
-			Results []struct {
-				TurnRecall []float64 `json:"turn_recall"`
-			} `json:"results"`
-		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) == 0 {
-			t.Fatalf("--json: %v\n%s", err, out)
-		}
-		return res.Results[0].TurnRecall[0]
+		return benchTurnRecall(t, h, append([]string{"--locomo", path, "--ablate", "all", "--k", "1"}, args...)...)
 	}
 	if got := recall(); got != 0.5 {
 		t.Errorf("one database: turn recall@1 = %.2f, want 0.5 (herons common there, the jam turn first)", got)
