@@ -168,10 +168,15 @@ func agentSide(cands []*candidate) []bool {
 const neighbourHour = mynah.ContextGap
 
 // smooth adds to each candidate a share of its best neighbour's score (see
-// Options.NeighbourWeight). Neighbours are candidates of the same chat at most
+// Options.NeighbourWeight), a smaller one for a query asking for several things (several:
+// see Options.NeighbourSpread). Neighbours are candidates of the same chat at most
 // NeighbourGap ids and an hour apart; a message that did not match contributes nothing.
-func (s *Searcher) smooth(cands []*candidate) {
-	if s.opts.NeighbourWeight == 0 || len(cands) < 2 {
+func (s *Searcher) smooth(cands []*candidate, several bool) {
+	weight := s.opts.NeighbourWeight
+	if several {
+		weight *= 1 - s.opts.NeighbourSpread
+	}
+	if weight == 0 || len(cands) < 2 {
 		return
 	}
 	type pos struct {
@@ -186,7 +191,7 @@ func (s *Searcher) smooth(cands []*candidate) {
 	}
 	gap := mynah.MessageID(s.opts.NeighbourGap)
 	for _, c := range cands {
-		share := s.opts.NeighbourWeight * max(0, 1-float64(c.bodyWords())/float64(s.opts.ContextWords))
+		share := weight * max(0, 1-float64(c.bodyWords())/float64(s.opts.ContextWords))
 		if share == 0 {
 			continue
 		}
@@ -553,6 +558,8 @@ func Features() []Feature {
 			func(o *Options) { o.SpeakerLength = 0 }, func(o *Options) { o.SpeakerLength = 0.5 }},
 		{"neighbours", "a short message takes a share of its best neighbour's score",
 			func(o *Options) { o.NeighbourWeight = 0 }, func(o *Options) { o.NeighbourWeight = 0.4 }},
+		{"spread", "for a query asking for several things (what has Ann painted, how many times), a message takes half the usual share of its neighbours' scores",
+			func(o *Options) { o.NeighbourSpread = 0 }, func(o *Options) { o.NeighbourSpread = 0.5 }},
 		{"span", "messages said in the time the query names come first",
 			func(o *Options) { o.SpanBoost = 0 }, func(o *Options) { o.SpanBoost = 0.5 }},
 		{"window", "a query naming a time ranks 300 candidates, keeping those beyond the first 100 only when said then or the day after",

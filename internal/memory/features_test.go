@@ -411,7 +411,7 @@ func TestDiversity(t *testing.T) {
 		"+3000 Alice: we go hiking every month, hiking is our thing",
 	)
 	q := Query{Text: "How many times did we go hiking?", K: 2}
-	diverse := DefaultOptions()
+	diverse, _ := Ablate(DefaultOptions(), "spread") // which does the same here (TestNeighbourSpread)
 	diverse.Diversity = 0.4
 	if got := searchIDs(t, h, diverse, q); !slices.Equal(got, []mynah.MessageID{1, 3}) {
 		t.Errorf("results %v, want [1 3]: 2 is next to 1", got)
@@ -422,6 +422,25 @@ func TestDiversity(t *testing.T) {
 	}
 	if got := searchIDs(t, h, diverse, Query{Text: "did we go hiking?", K: 2}); !slices.Equal(got, []mynah.MessageID{1, 2}) {
 		t.Errorf("a question for one thing: %v, want [1 2], the best two", got)
+	}
+}
+
+// TestNeighbourSpread: asked what Alice has painted, the second result is her painting of
+// another day, not the short message next to her first, about the same painting.
+func TestNeighbourSpread(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: I painted a sunset over the lake, my best painting so far",
+		"+1 Alice: painted it at dawn",
+		"+3000 Alice: finished a portrait I painted of my grandmother last month, it took weeks of evenings",
+	)
+	q := Query{Text: "What has Alice painted?", K: 2}
+	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Equal(got, []mynah.MessageID{1, 3}) {
+		t.Errorf("results %v, want [1 3]: 2 is only next to 1", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "spread")
+	if got := searchIDs(t, h, off, q); !slices.Equal(got, []mynah.MessageID{1, 2}) {
+		t.Errorf("without spread: %v, want [1 2]; the test does not show what spread does", got)
 	}
 }
 
