@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
@@ -54,32 +53,25 @@ type featureCell struct {
 	Categories [4]float64 `json:"categories"`
 }
 
-// featureCells are the cells of ranking j on a half at cut-off index at, with its change
-// from the ranking it is compared with: plain BM25 for "plain BM25 with …", the default
-// for the others (none for the default and plain BM25 themselves).
+// featureCells are the cells of each ranking of rs on a half at cut-off index at, with
+// its change from its base ranking (see locomo.Ranking.Base; none without one).
 func featureCells(rs []locomo.Ranking, reps []*locomo.Report, at int) []featureCell {
-	cell := func(rep *locomo.Report) featureCell {
-		core, _ := rep.Core.Mean()
-		c := featureCell{Core: core[at]}
+	out := make([]featureCell, len(rs))
+	byName := make(map[string]featureCell, len(rs))
+	for j, r := range rs {
+		core, _ := reps[j].Core.Mean()
+		out[j].Core = core[at]
 		for cat := 1; cat <= 4; cat++ {
-			if r := rep.ByCategory[cat]; r != nil {
-				turn, _ := r.Mean()
-				c.Categories[cat-1] = turn[at]
+			if rc := reps[j].ByCategory[cat]; rc != nil {
+				turn, _ := rc.Mean()
+				out[j].Categories[cat-1] = turn[at]
 			}
 		}
-		return c
+		byName[r.Name] = out[j]
 	}
-	def := cell(reps[slices.IndexFunc(rs, func(r locomo.Ranking) bool { return r.Name == locomo.DefaultRanking })])
-	plain := cell(reps[slices.IndexFunc(rs, func(r locomo.Ranking) bool { return r.Name == locomo.PlainBM25 })])
-	out := make([]featureCell, len(rs))
 	for j, r := range rs {
-		out[j] = cell(reps[j])
-		switch {
-		case r.Name == locomo.DefaultRanking || r.Name == locomo.PlainBM25:
-		case strings.HasPrefix(r.Name, locomo.PlainBM25+" "):
-			out[j].Change = out[j].Core - plain.Core
-		default:
-			out[j].Change = out[j].Core - def.Core
+		if base, ok := byName[r.Base]; ok {
+			out[j].Change = out[j].Core - base.Core
 		}
 		if math.Abs(out[j].Change) < 5e-7 {
 			out[j].Change = 0 // the same questions found: not "-0.000"
@@ -104,7 +96,7 @@ func writeFeatures(w io.Writer, k, at int, halves []string, rs []locomo.Ranking,
 		for _, half := range halves {
 			c := cells[half][j]
 			change := ""
-			if r.Name != locomo.DefaultRanking && r.Name != locomo.PlainBM25 {
+			if r.Base != "" {
 				change = fmt.Sprintf("%+.3f", c.Change)
 			}
 			fmt.Fprintf(tw, "\t%.3f %6s\t(%.3f %.3f %.3f %.3f)", c.Core, change, c.Categories[0], c.Categories[1], c.Categories[2], c.Categories[3])

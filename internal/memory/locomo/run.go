@@ -105,6 +105,10 @@ func RunWith(ctx context.Context, st Store, convs []Conversation, ks []int, opts
 type Ranking struct {
 	Name string
 	Opts memory.Options
+	// Base names the ranking whose figures this one's change is measured from: the
+	// default for the default without (with) a feature, plain BM25 for plain BM25 with
+	// one; "" for none.
+	Base string
 }
 
 // Names of the rankings that Rankings returns besides the features'.
@@ -120,19 +124,19 @@ const (
 func Rankings() []Ranking {
 	def := memory.DefaultOptions()
 	plain, _ := memory.Ablate(def, "all")
-	rs := []Ranking{{DefaultRanking, def}, {PlainBM25, plain}}
+	rs := []Ranking{{Name: DefaultRanking, Opts: def}, {Name: PlainBM25, Opts: plain}}
 	for _, f := range memory.Features() {
-		o := def
+		o, name := def, DefaultRanking+" with "+f.Name
 		if f.Enabled(def) {
 			f.Off(&o)
-			rs = append(rs, Ranking{DefaultRanking + " without " + f.Name, o})
+			name = DefaultRanking + " without " + f.Name
 		} else {
 			f.On(&o)
-			rs = append(rs, Ranking{DefaultRanking + " with " + f.Name, o})
 		}
 		alone := plain
 		f.On(&alone)
-		rs = append(rs, Ranking{PlainBM25 + " with " + f.Name, alone})
+		rs = append(rs, Ranking{Name: name, Opts: o, Base: DefaultRanking},
+			Ranking{Name: PlainBM25 + " with " + f.Name, Opts: alone, Base: PlainBM25})
 	}
 	return rs
 }
