@@ -401,46 +401,44 @@ func TestConjuncts(t *testing.T) {
 	}
 }
 
-// TestDiversity: with Diversity on, a question asking how many times gets its second
-// result from another conversation rather than the turn next to its first.
-func TestDiversity(t *testing.T) {
+// TestSeveralFromOtherDays: a question asking for several things gets its second result
+// from another day rather than the message next to its first, by feature spread (on by
+// default) and by feature diversity (off by default, measured here without spread, which
+// does the same in its chat); without the feature, the message next to the first comes
+// second.
+func TestSeveralFromOtherDays(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
-	h := chatOf(t0,
+	diverse, _ := Ablate(DefaultOptions(), "spread")
+	diverse.Diversity = 0.4
+	hiking := chatOf(t0,
 		"+0 Alice: hiking trip, we go hiking every weekend",
 		"+1 Bob: hiking was great, go again",
 		"+3000 Alice: we go hiking every month, hiking is our thing",
 	)
-	q := Query{Text: "How many times did we go hiking?", K: 2}
-	diverse, _ := Ablate(DefaultOptions(), "spread") // which does the same here (TestNeighbourSpread)
-	diverse.Diversity = 0.4
-	if got := searchIDs(t, h, diverse, q); !slices.Equal(got, []mynah.MessageID{1, 3}) {
-		t.Errorf("results %v, want [1 3]: 2 is next to 1", got)
+	for _, c := range []struct {
+		feature string
+		on      Options
+		h       History
+		q       string
+	}{
+		{"diversity", diverse, hiking, "How many times did we go hiking?"},
+		{"spread", DefaultOptions(), chatOf(t0,
+			"+0 Alice: I painted a sunset over the lake, my best painting so far",
+			"+1 Alice: painted it at dawn",
+			"+3000 Alice: finished a portrait I painted of my grandmother last month, it took weeks of evenings",
+		), "What has Alice painted?"},
+	} {
+		q := Query{Text: c.q, K: 2}
+		if got := searchIDs(t, c.h, c.on, q); !slices.Equal(got, []mynah.MessageID{1, 3}) {
+			t.Errorf("%s, %q: %v, want [1 3]: 2 is only next to 1", c.feature, c.q, got)
+		}
+		off, _ := Ablate(c.on, c.feature)
+		if got := searchIDs(t, c.h, off, q); !slices.Equal(got, []mynah.MessageID{1, 2}) {
+			t.Errorf("without %s, %q: %v, want [1 2]; the test does not show what %s does", c.feature, c.q, got, c.feature)
+		}
 	}
-	off, _ := Ablate(diverse, "diversity")
-	if got := searchIDs(t, h, off, q); !slices.Equal(got, []mynah.MessageID{1, 2}) {
-		t.Errorf("without diversity: %v, want [1 2]; the test does not show what diversity does", got)
-	}
-	if got := searchIDs(t, h, diverse, Query{Text: "did we go hiking?", K: 2}); !slices.Equal(got, []mynah.MessageID{1, 2}) {
-		t.Errorf("a question for one thing: %v, want [1 2], the best two", got)
-	}
-}
-
-// TestNeighbourSpread: asked what Alice has painted, the second result is her painting of
-// another day, not the short message next to her first, about the same painting.
-func TestNeighbourSpread(t *testing.T) {
-	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
-	h := chatOf(t0,
-		"+0 Alice: I painted a sunset over the lake, my best painting so far",
-		"+1 Alice: painted it at dawn",
-		"+3000 Alice: finished a portrait I painted of my grandmother last month, it took weeks of evenings",
-	)
-	q := Query{Text: "What has Alice painted?", K: 2}
-	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Equal(got, []mynah.MessageID{1, 3}) {
-		t.Errorf("results %v, want [1 3]: 2 is only next to 1", got)
-	}
-	off, _ := Ablate(DefaultOptions(), "spread")
-	if got := searchIDs(t, h, off, q); !slices.Equal(got, []mynah.MessageID{1, 2}) {
-		t.Errorf("without spread: %v, want [1 2]; the test does not show what spread does", got)
+	if got := searchIDs(t, hiking, diverse, Query{Text: "did we go hiking?", K: 2}); !slices.Equal(got, []mynah.MessageID{1, 2}) {
+		t.Errorf("diversity, a question for one thing: %v, want [1 2], the best two", got)
 	}
 }
 
