@@ -138,14 +138,11 @@ func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.
 	if err != nil {
 		return err
 	}
-	n, turns := 0, 0
-	for i, c := range convs {
-		if locomo.InHalf(f.Half, i, len(convs)) {
-			n++
-			turns += len(c.Turns)
-		}
+	in, turns := locomo.HalfOf(f.Half, len(convs)), 0
+	for _, i := range in {
+		turns += len(convs[i].Turns)
 	}
-	return writeBench(w, f.JSON, n, turns, reps[0])
+	return writeBench(w, f.JSON, len(in), turns, reps[0])
 }
 
 // measureRankings measures each of rs on the conversations of half (see
@@ -164,12 +161,7 @@ func measureRankings(ctx context.Context, f benchMemoryFlags, convs []locomo.Con
 	for i := range reps {
 		reps[i] = locomo.NewReport(ks)
 	}
-	var each []int
-	for i := range convs {
-		if locomo.InHalf(half, i, len(convs)) {
-			each = append(each, i)
-		}
-	}
+	each := locomo.HalfOf(half, len(convs))
 	for done, i := range each {
 		err := func() error {
 			db, cleanup, err := benchStore(ctx, f.Store)

@@ -152,22 +152,13 @@ func RunRankings(ctx context.Context, st Store, convs []Conversation, ks []int, 
 	for i := range reps {
 		reps[i] = NewReport(ks)
 	}
-	total := 0
-	for i := range convs {
-		if InHalf(half, i, len(convs)) {
-			total++
-		}
-	}
-	done := 0
-	for i, c := range convs {
-		if !InHalf(half, i, len(convs)) {
-			continue
-		}
-		if err := AskRankings(ctx, st, c, i, rs, reps); err != nil {
+	in := HalfOf(half, len(convs))
+	for done, i := range in {
+		if err := AskRankings(ctx, st, convs[i], i, rs, reps); err != nil {
 			return nil, err
 		}
-		if done++; progress != nil {
-			progress(done, total)
+		if progress != nil {
+			progress(done+1, len(in))
 		}
 	}
 	return reps, nil
@@ -191,6 +182,18 @@ func AskRankings(ctx context.Context, st Store, c Conversation, n int, rs []Rank
 // tuned on one and measured on the other, so that a feature is kept only when it helps
 // conversations it was not tuned on.
 var Halves = []string{"A", "B"}
+
+// HalfOf returns the indexes, ascending, of the conversations of half among total (see
+// InHalf).
+func HalfOf(half string, total int) []int {
+	var in []int
+	for i := range total {
+		if InHalf(half, i, total) {
+			in = append(in, i)
+		}
+	}
+	return in
+}
 
 // InHalf reports whether the nth of total conversations (from 0) is in half: "A" the
 // first half (conversations 1–5 of LoCoMo's ten), "B" the rest, "" all of them.
