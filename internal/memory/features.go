@@ -578,6 +578,8 @@ func Features() []Feature {
 			func(o *Options) { o.Whole = 0 }, func(o *Options) { o.Whole = 0.5 }},
 		{"kinds", "a query asking for things of a kind (\"what pets\", \"which instrument\") also searches for the things of that kind (dog, guitar)",
 			func(o *Options) { o.Kinds = false }, func(o *Options) { o.Kinds = true }},
+		{"places", "a query naming a place also searches for the places in it (\"when did Ann visit Italy?\": Rome, Venice), where they meet its other words",
+			func(o *Options) { o.Places = false }, func(o *Options) { o.Places = true }},
 		{"variants", "a query's words are also searched as the other words a chat uses for them (\"gf\" for girlfriend, \"bday\" for birthday), where they meet its other words",
 			func(o *Options) { o.Variants = false }, func(o *Options) { o.Variants = true }},
 		{"past", "a question of the past also searches its verbs' past forms that stemming does not join (\"what did Ann buy?\": \"bought\")",

@@ -41,7 +41,12 @@ var kinds = withSameKinds(map[string][]string{
 	"holiday":    {"christmas", "thanksgiving", "easter", "halloween", "hanukkah", "diwali", "passover", "ramadan"},
 	"color":      {"red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "brown", "gray", "grey"},
 	"game":       {"chess", "monopoly", "scrabble", "catan", "poker", "sudoku", "checkers", "minecraft", "fortnite", "zelda", "tetris"},
-	"country":    {"usa", "canada", "mexico", "brazil", "england", "france", "germany", "italy", "spain", "portugal", "greece", "ireland", "japan", "china", "india", "korea", "thailand", "australia", "egypt", "turkey", "sweden", "norway", "netherlands", "switzerland", "poland"},
+	"country": slices.Concat([]string{"usa", "canada", "mexico", "brazil", "england", "france", "germany", "italy", "spain",
+		"portugal", "greece", "ireland", "japan", "china", "india", "korea", "thailand", "australia", "egypt", "turkey", "sweden",
+		"norway", "netherlands", "switzerland", "poland", "uk", "scotland", "wales", "denmark", "finland", "austria", "belgium",
+		"czechia", "hungary", "croatia", "iceland", "indonesia", "vietnam", "philippines", "peru", "argentina", "chile",
+		"colombia", "cuba", "morocco", "kenya", "israel", "ukraine", "russia"},
+		worldCities), // "which country was Jolene in?" is answered "Paris was lovely"
 	"food":       {"pizza", "pasta", "sushi", "tacos", "burgers", "burger", "salad", "soup", "curry", "ramen", "sandwich", "chicken", "steak", "pie", "pastries", "noodles", "rice"},
 	"clothing":   {"shirt", "shirts", "jacket", "dress", "jeans", "shoes", "sweater", "boots", "coat", "pants", "skirt", "blazer", "hoodie", "sneakers", "scarf", "suit"},
 	"shoe":       {"sneakers", "boots", "sandals", "heels", "loafers", "slippers", "trainers"},
@@ -57,8 +62,28 @@ var kinds = withSameKinds(map[string][]string{
 	"device":     {"phone", "laptop", "tablet", "ipad", "iphone", "smartwatch", "kindle", "headphones", "earbuds", "camera", "console", "drone", "fitbit"},
 	"app":        {"instagram", "facebook", "tiktok", "twitter", "youtube", "spotify", "netflix", "whatsapp", "duolingo", "strava", "uber", "snapchat"},
 	"supplement": {"vitamin", "vitamins", "protein", "magnesium", "zinc", "iron", "creatine", "probiotics", "collagen"},
-	"dance":      {"salsa", "ballet", "tango", "hip-hop", "contemporary", "jazz", "swing", "waltz", "breakdance"},
+	"city":       slices.Concat(worldCities, usCities),
+	"state": slices.Concat([]string{"alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut",
+		"delaware", "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas", "kentucky", "louisiana",
+		"maine", "maryland", "massachusetts", "michigan", "minnesota", "mississippi", "missouri", "montana", "nebraska", "nevada",
+		"hampshire", "jersey", "carolina", "dakota", "ohio", "oklahoma", "oregon", "pennsylvania", "tennessee", "texas", "utah",
+		"vermont", "virginia", "washington", "wisconsin", "wyoming"},
+		usCities), // "what state did Nate visit?" is answered "the beach in Tampa"
+	"dance": {"salsa", "ballet", "tango", "hip-hop", "contemporary", "jazz", "swing", "waltz", "breakdance"},
 })
+
+// worldCities and usCities are the cities people name when asked which city, country or
+// (American) state: one word each, the one that tells a city of two ("san francisco",
+// "new york"). Not "nice": an everyday word.
+var (
+	worldCities = []string{"paris", "london", "rome", "tokyo", "berlin", "madrid", "barcelona", "amsterdam", "prague", "vienna",
+		"dublin", "edinburgh", "lisbon", "athens", "venice", "florence", "milan", "istanbul", "budapest", "copenhagen", "stockholm",
+		"munich", "seoul", "beijing", "shanghai", "bangkok", "singapore", "sydney", "melbourne", "toronto", "vancouver", "montreal",
+		"rio", "dubai", "mumbai", "delhi", "cairo"}
+	usCities = []string{"chicago", "boston", "seattle", "portland", "denver", "austin", "dallas", "houston", "miami", "atlanta",
+		"nashville", "orleans", "vegas", "angeles", "francisco", "diego", "york", "nyc", "philadelphia", "detroit", "orlando",
+		"honolulu", "tampa", "phoenix", "sacramento", "pittsburgh", "baltimore", "minneapolis"}
+)
 
 // sameKinds are the other words for a kind of kinds: "what beverages…" asks for drinks.
 var sameKinds = map[string]string{"beverage": "drink", "clothes": "clothing", "workout": "exercise", "gadget": "device", "specialist": "doctor"}
@@ -309,4 +334,48 @@ func pastOf(text string) []string {
 		}
 	}
 	return out
+}
+
+// within are places with the places in them that people name instead: asked "when did Ann
+// visit Italy?", a chat says "Rome was amazing" (see Options.Places).
+var within = func() map[string][]string {
+	uk := []string{"london", "manchester", "liverpool", "oxford", "cambridge", "edinburgh", "scotland", "wales"}
+	usa := slices.Concat(usCities, []string{"california", "texas", "florida", "hawaii"})
+	return map[string][]string{
+		"france":      {"paris", "lyon", "marseille", "bordeaux", "provence"},
+		"italy":       {"rome", "venice", "florence", "milan", "naples", "tuscany", "sicily"},
+		"spain":       {"madrid", "barcelona", "seville", "valencia", "ibiza"},
+		"germany":     {"berlin", "munich", "hamburg", "frankfurt", "cologne"},
+		"england":     uk[:5],
+		"uk":          uk,
+		"britain":     uk,
+		"scotland":    {"edinburgh", "glasgow", "highlands"},
+		"ireland":     {"dublin", "galway"},
+		"japan":       {"tokyo", "kyoto", "osaka", "hokkaido", "okinawa"},
+		"china":       {"beijing", "shanghai", "hong", "shenzhen"},
+		"canada":      {"toronto", "vancouver", "montreal", "ottawa", "calgary", "quebec", "jasper", "banff"},
+		"mexico":      {"cancun", "tulum", "oaxaca", "guadalajara"},
+		"brazil":      {"rio", "janeiro", "paulo", "salvador"},
+		"greece":      {"athens", "santorini", "crete", "mykonos"},
+		"portugal":    {"lisbon", "porto", "algarve", "madeira"},
+		"netherlands": {"amsterdam", "rotterdam", "hague"},
+		"australia":   {"sydney", "melbourne", "brisbane", "perth"},
+		"thailand":    {"bangkok", "phuket", "chiang"},
+		"turkey":      {"istanbul", "ankara", "cappadocia"},
+		"india":       {"mumbai", "delhi", "goa", "bangalore"},
+		"indonesia":   {"bali", "jakarta"},
+		"korea":       {"seoul", "busan"},
+		"usa":         usa,
+		"america":     usa,
+		"california":  {"angeles", "francisco", "diego", "sacramento", "yosemite"},
+		"florida":     {"miami", "orlando", "tampa"},
+		"texas":       {"austin", "dallas", "houston"},
+	}
+}()
+
+// placeWords adds to more the places in each place the query names (see within).
+func placeWords(words []string, more *extra) {
+	for _, w := range words {
+		more.add(within[w]...)
+	}
 }

@@ -197,6 +197,11 @@ type Options struct {
 	// is a time, and in a long history the things' words meet the query's elsewhere
 	// (TestLoCoMoHaystack's temporal questions lost 0.007 with them).
 	Kinds bool
+	// Places weighs in a query naming a place the places in it that people name instead
+	// (see within: "when did Ann visit Italy?", "Rome was amazing"), where they meet the
+	// query's other words, as Kinds does; also in a query asking when, whose answer is told
+	// of the city, not the country.
+	Places bool
 	// Variants weighs in a query the other words people use in a chat for its words (see
 	// sameWords: "gf" for girlfriend, "bday" for birthday, "colour" for color), where they
 	// meet the query's other words, as Kinds does.
@@ -227,7 +232,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.5, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourSpread: 0.5, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true, Variants: true, PastForms: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true, Places: true, Variants: true, PastForms: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -420,6 +425,9 @@ func (s *Searcher) addedWords(tq TimeQuery, have []string) []string {
 	words, more := moreWords(tq.Text, have...)
 	if s.opts.Kinds && !tq.When {
 		kindWords(words, more)
+	}
+	if s.opts.Places {
+		placeWords(words, more)
 	}
 	if s.opts.Variants {
 		variants(words, more)
