@@ -34,6 +34,10 @@ func TestKindWords(t *testing.T) {
 		{"How many items of clothing do I need to pick up or return from a store?", []string{"jacket", "shoes"}, nil},
 		{"How many different doctors did I visit?", []string{"dermatologist", "dentist"}, nil},
 		{"what plants did I buy last month", []string{"fern", "succulent"}, nil},
+		{"Which cities has Jon visited?", []string{"paris", "boston"}, nil},
+		{"What state did Nate visit?", []string{"florida", "tampa"}, nil},
+		{"Which countries has Deborah traveled to?", []string{"france", "rome"}, nil},
+		{"we moved to the city last year", nil, []string{"paris"}},
 		// an everyday kind asked as one is answered in other words than its things
 		{"What activity did Melanie do with her dad?", nil, []string{"hiking"}},
 		// a kind named, not asked for
