@@ -64,6 +64,10 @@ type protocol struct {
 	name   string
 	stores func(tb testing.TB, convs []locomo.Conversation) []*sqlite.DB
 	target float64 // turn recall@10 over categories 1-4 each half must reach
+	// categories are the turn recall@10 each half must reach in a category: the
+	// issue's multi-hop 0.50 and open-domain 0.45, in one store, where an agent's chats
+	// are (a store each: 0.502 / 0.464 multi-hop and 0.422 / 0.450 open-domain, 6 December).
+	categories map[int]float64
 }
 
 // protocols are the two ways a user's chats sit in mynah: every conversation in one
@@ -85,14 +89,14 @@ var protocols = []protocol{
 			dbs[i] = db
 		}
 		return dbs
-	}, 0.75},
+	}, 0.75, map[int]float64{1: 0.50, 3: 0.45}},
 	{"a store each", func(tb testing.TB, convs []locomo.Conversation) []*sqlite.DB {
 		dbs := make([]*sqlite.DB, len(convs))
 		for i, c := range convs {
 			dbs[i] = importLoCoMo(tb, []locomo.Conversation{c}, i)
 		}
 		return dbs
-	}, 0.75},
+	}, 0.75, nil},
 }
 
 // importLoCoMo imports convs into a fresh store, one chat per conversation, the first
@@ -168,7 +172,8 @@ func TestLoCoMo(t *testing.T) {
 
 // TestLoCoMoHalves holds the ranking to its targets on each half of the conversations
 // (locomo.Halves: its features were tuned on one half and kept only when they helped the
-// other too): turn recall@10 of at least 0.75 over categories 1–4, and neither that nor
+// other too): turn recall@10 of at least 0.75 over categories 1–4 (in one store, at least
+// 0.50 on multi-hop and 0.45 on open-domain questions too), and neither that nor
 // any category below plain BM25 on the same half, whether as mynah's index scores it
 // (every ranking feature off) or as the benchmark's reference setting does (referenceBM25).
 func TestLoCoMoHalves(t *testing.T) {
@@ -187,6 +192,11 @@ func TestLoCoMoHalves(t *testing.T) {
 				p.name, half, formatReport(rep), formatReport(plain), formatReport(ref))
 			if got := recallAt10(&rep.Core); got < p.target {
 				t.Errorf("%s, half %s: turn recall@10 over categories 1-4 = %.3f, want >= %.2f", p.name, half, got, p.target)
+			}
+			for cat, target := range p.categories {
+				if got := recallAt10(rep.ByCategory[cat]); got < target {
+					t.Errorf("%s, half %s, category %d (%s): turn recall@10 = %.3f, want >= %.2f", p.name, half, cat, locomo.Categories[cat], got, target)
+				}
 			}
 			for _, base := range []struct {
 				name string
