@@ -46,7 +46,7 @@ var kinds = withSameKinds(map[string][]string{
 		"norway", "netherlands", "switzerland", "poland", "uk", "scotland", "wales", "denmark", "finland", "austria", "belgium",
 		"czechia", "hungary", "croatia", "iceland", "indonesia", "vietnam", "philippines", "peru", "argentina", "chile",
 		"colombia", "cuba", "morocco", "kenya", "israel", "ukraine", "russia"},
-		worldCities), // "which country was Jolene in?" is answered "Paris was lovely"
+		worldCities), // "which countries has Deborah been to?" is answered "I was in Rio"
 	"food":       {"pizza", "pasta", "sushi", "tacos", "burgers", "burger", "salad", "soup", "curry", "ramen", "sandwich", "chicken", "steak", "pie", "pastries", "noodles", "rice"},
 	"clothing":   {"shirt", "shirts", "jacket", "dress", "jeans", "shoes", "sweater", "boots", "coat", "pants", "skirt", "blazer", "hoodie", "sneakers", "scarf", "suit"},
 	"shoe":       {"sneakers", "boots", "sandals", "heels", "loafers", "slippers", "trainers"},
@@ -339,14 +339,14 @@ func pastOf(text string) []string {
 // within are places with the places in them that people name instead: asked "when did Ann
 // visit Italy?", a chat says "Rome was amazing" (see Options.Places).
 var within = func() map[string][]string {
-	uk := []string{"london", "manchester", "liverpool", "oxford", "cambridge", "edinburgh", "scotland", "wales"}
-	usa := slices.Concat(usCities, []string{"california", "texas", "florida", "hawaii"})
+	england := []string{"london", "manchester", "liverpool", "oxford", "cambridge"}
+	uk := slices.Concat(england, []string{"edinburgh", "scotland", "wales"})
 	return map[string][]string{
 		"france":      {"paris", "lyon", "marseille", "bordeaux", "provence"},
 		"italy":       {"rome", "venice", "florence", "milan", "naples", "tuscany", "sicily"},
 		"spain":       {"madrid", "barcelona", "seville", "valencia", "ibiza"},
 		"germany":     {"berlin", "munich", "hamburg", "frankfurt", "cologne"},
-		"england":     uk[:5],
+		"england":     england,
 		"uk":          uk,
 		"britain":     uk,
 		"scotland":    {"edinburgh", "glasgow", "highlands"},
@@ -365,8 +365,7 @@ var within = func() map[string][]string {
 		"india":       {"mumbai", "delhi", "goa", "bangalore"},
 		"indonesia":   {"bali", "jakarta"},
 		"korea":       {"seoul", "busan"},
-		"usa":         usa,
-		"america":     usa,
+		"usa":         slices.Concat(usCities, []string{"california", "texas", "florida", "hawaii"}), // not "america": South America
 		"california":  {"angeles", "francisco", "diego", "sacramento", "yosemite"},
 		"florida":     {"miami", "orlando", "tampa"},
 		"texas":       {"austin", "dallas", "houston"},
