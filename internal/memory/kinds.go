@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/mynah-ai/mynah/internal/stem"
 )
 
 // kinds are everyday words for a kind of thing, each with the things of that kind people
@@ -130,7 +132,18 @@ var cyrillicKinds = []struct{ forms, things []string }{
 		[]string{"син", "донька", "дочка", "сын", "дочь"}},
 	{[]string{"напої", "напоїв", "напій", "напиток", "напитки", "напитков"},
 		[]string{"кава", "чай", "пиво", "вино", "сік", "кофе", "сок"}},
+	{[]string{"місто", "міста", "міст", "містах", "містам", "город", "города", "городов", "городах", "городам"}, cyrillicCities},
+	{[]string{"країна", "країни", "країн", "країнах", "країнам", "страна", "страны", "стран", "странах", "странам"},
+		slices.Concat([]string{"україна", "польща", "німеччина", "франція", "італія", "іспанія", "туреччина", "греція", "чехія",
+			"японія", "сша", "украина", "польша", "германия", "франция", "италия", "испания", "турция", "греция", "чехия",
+			"япония"}, cyrillicCities)},
 }
+
+// cyrillicCities are the cities people name in Ukrainian and Russian when asked which
+// city or country, as worldCities are in English.
+var cyrillicCities = []string{"київ", "львів", "одеса", "харків", "дніпро", "варшава", "краків", "прага", "берлін", "париж",
+	"рим", "лондон", "відень", "будапешт", "стамбул", "барселона", "киев", "львов", "одесса", "харьков", "днепр", "краков",
+	"берлин", "вена", "москва", "петербург"}
 
 // cyrillicAsks are the words that ask for things (which, how many) in Ukrainian and
 // Russian, in every form; «що за», «что за» are asked by their «за».
@@ -372,9 +385,47 @@ var within = func() map[string][]string {
 	}
 }()
 
-// placeWords adds to more the places in each place the query names (see within).
+// cyrillicWithin are within's places as Ukrainian and Russian name them: a country's
+// names in both languages and the cities in it («коли Олена була в Італії?»: «Рим був
+// чудовий»).
+var cyrillicWithin = []struct{ names, places []string }{
+	{[]string{"україна", "украина"}, []string{"київ", "львів", "одеса", "харків", "дніпро", "карпати", "киев", "львов", "одесса",
+		"харьков", "днепр", "карпаты"}},
+	{[]string{"польща", "польша"}, []string{"варшава", "краків", "вроцлав", "гданськ", "краков", "гданьск"}},
+	{[]string{"німеччина", "германия"}, []string{"берлін", "мюнхен", "гамбург", "берлин"}},
+	{[]string{"франція", "франция"}, []string{"париж", "ліон", "марсель", "ніцца", "лион", "ницца"}},
+	{[]string{"італія", "италия"}, []string{"рим", "венеція", "флоренція", "мілан", "неаполь", "венеция", "флоренция", "милан"}},
+	{[]string{"іспанія", "испания"}, []string{"мадрид", "барселона", "валенсія", "валенсия"}},
+	{[]string{"чехія", "чехия"}, []string{"прага"}},
+	{[]string{"туреччина", "турция"}, []string{"стамбул", "анталія", "анкара", "анталья"}},
+	{[]string{"греція", "греция"}, []string{"афіни", "крит", "афины"}},
+	{[]string{"японія", "япония"}, []string{"токіо", "кіото", "осака", "токио", "киото"}},
+	{[]string{"єгипет", "египет"}, []string{"каїр", "хургада", "шарм", "каир"}},
+	{[]string{"грузія", "грузия"}, []string{"тбілісі", "батумі", "тбилиси", "батуми"}},
+	{[]string{"англія", "англия", "британія", "британия"}, []string{"лондон"}},
+}
+
+// cyrillicWithinOf maps each stem of each of cyrillicWithin's names (see stem.Query) to
+// its places, so that any form of a name finds them: «Італії», «Італію».
+var cyrillicWithinOf = func() map[string][]string {
+	m := map[string][]string{}
+	for _, p := range cyrillicWithin {
+		for _, n := range p.names {
+			for _, s := range stem.Query(n) {
+				m[s] = p.places
+			}
+		}
+	}
+	return m
+}()
+
+// placeWords adds to more the places in each place the query names (see within and
+// cyrillicWithin).
 func placeWords(words []string, more *extra) {
 	for _, w := range words {
 		more.add(within[w]...)
+		for _, s := range stem.Query(w) { // a Latin word as it is
+			more.add(cyrillicWithinOf[s]...)
+		}
 	}
 }

@@ -38,6 +38,8 @@ func TestKindWords(t *testing.T) {
 		{"What state did Nate visit?", []string{"florida", "tampa"}, nil},
 		{"Which countries has Deborah traveled to?", []string{"france", "rome"}, nil},
 		{"we moved to the city last year", nil, []string{"paris"}},
+		{"в яких містах була Олена?", []string{"київ", "львів"}, nil},
+		{"какие страны посетил Тим?", []string{"италия", "париж"}, nil},
 		// an everyday kind asked as one is answered in other words than its things
 		{"What activity did Melanie do with her dad?", nil, []string{"hiking"}},
 		// a kind named, not asked for

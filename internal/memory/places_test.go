@@ -2,22 +2,25 @@ package memory_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
+	"github.com/mynah-ai/mynah/internal/sqlite"
 )
 
-// TestPlaces: asked of a country or an American state, the search finds the message that
-// names a city in it instead. "When did Ann visit Italy?" finds "Rome was amazing" (feature
+// TestPlaces: asked of a country or an American state, in English, Ukrainian or Russian,
+// the search finds the message that names a city in it instead. "When did Ann visit Italy?" finds "Rome was amazing" (feature
 // places: the places in a place the query names); "what state did Ann visit?" finds "the
 // beach in Tampa", and "which cities has Ann been to?" her Boston and Paris (kinds city
 // and state), each before the chat's other talk of visits and trips.
 func TestPlaces(t *testing.T) {
 	db := openStore(t)
 	chat := mynah.Chat{ID: -100600, Type: mynah.ChatGroup}
-	ann, ben := mynah.User{ID: 1, FirstName: "Ann"}, mynah.User{ID: 2, FirstName: "Ben"}
+	ann, ben, olena := mynah.User{ID: 1, FirstName: "Ann"}, mynah.User{ID: 2, FirstName: "Ben"}, mynah.User{ID: 3, FirstName: "Олена"}
 	t0 := time.Date(2024, 3, 1, 18, 0, 0, 0, time.UTC)
 	lines := []struct {
 		from *mynah.User
@@ -37,16 +40,37 @@ func TestPlaces(t *testing.T) {
 		{&ann, "I've been baking bread all week, the city bakery ran out"},
 		{&ann, "been to the gym three times, the city pool is closed"},
 	}
-	var msgs []mynah.Message
-	for i, l := range lines {
-		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(i + 1), Time: t0.Add(time.Duration(i) * 24 * time.Hour), Sender: *l.from, Text: l.text})
+	ukrainian := []struct {
+		from *mynah.User
+		text string
+	}{
+		{&olena, "Рим був чудовий, щодня їли морозиво"}, // 1
+		{&ben, "коли ти була в горах востаннє?"},
+		{&olena, "я була в театрі, дуже сподобалось"},
+		{&olena, "була на морі з дітьми, вода тепла"},
+		{&ben, "ми ходили в гості до бабусі, коли ти була на роботі"},
+		{&olena, "відвідала виставку в музеї, було цікаво"},
 	}
-	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
-		t.Fatal(err)
+	uk := openStore(t) // a store of its own: the English chat's words weigh nothing there
+	for store, lines := range map[*sqlite.DB][]struct {
+		from *mynah.User
+		text string
+	}{db: lines, uk: ukrainian} {
+		var msgs []mynah.Message
+		for i, l := range lines {
+			msgs = append(msgs, mynah.Message{ID: mynah.MessageID(i + 1), Time: t0.Add(time.Duration(i) * 24 * time.Hour), Sender: *l.from, Text: l.text})
+		}
+		if _, err := store.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+			t.Fatal(err)
+		}
 	}
 	search := func(o memory.Options, text string) []mynah.MessageID {
 		t.Helper()
-		res, err := memory.NewSearcher(db, o, nil).Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: text, K: 3})
+		store := db
+		if strings.ContainsFunc(text, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) {
+			store = uk
+		}
+		res, err := memory.NewSearcher(store, o, nil).Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: text, K: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,6 +90,9 @@ func TestPlaces(t *testing.T) {
 		{"When did Ann visit Italy?", []mynah.MessageID{2}, noPlaces},
 		{"What state did Ann visit?", []mynah.MessageID{4}, noKinds},
 		{"Which cities has Ann been to?", []mynah.MessageID{7, 9}, noKinds},
+		{"Коли Олена була в Італії?", []mynah.MessageID{1}, noPlaces},
+		{"Які міста відвідала Олена?", []mynah.MessageID{1}, noKinds},
+		{"В каких странах была Олена?", []mynah.MessageID{1}, noKinds},
 	} {
 		got := search(memory.DefaultOptions(), c.query)
 		for _, id := range c.want {
