@@ -349,67 +349,52 @@ func pastOf(text string) []string {
 	return out
 }
 
-// within are places with the places in them that people name instead: asked "when did Ann
-// visit Italy?", a chat says "Rome was amazing" (see Options.Places).
-var within = func() map[string][]string {
+// within are places, each by its names in English, Ukrainian and Russian, with the places
+// in them that people name instead: asked "when did Ann visit Italy?" («коли Олена була в
+// Італії?»), a chat says "Rome was amazing" («Рим був чудовий»; see Options.Places).
+var within = func() []struct{ names, places []string } {
 	england := []string{"london", "manchester", "liverpool", "oxford", "cambridge"}
-	uk := slices.Concat(england, []string{"edinburgh", "scotland", "wales"})
-	return map[string][]string{
-		"france":      {"paris", "lyon", "marseille", "bordeaux", "provence"},
-		"italy":       {"rome", "venice", "florence", "milan", "naples", "tuscany", "sicily"},
-		"spain":       {"madrid", "barcelona", "seville", "valencia", "ibiza"},
-		"germany":     {"berlin", "munich", "hamburg", "frankfurt", "cologne"},
-		"england":     england,
-		"uk":          uk,
-		"britain":     uk,
-		"scotland":    {"edinburgh", "glasgow", "highlands"},
-		"ireland":     {"dublin", "galway"},
-		"japan":       {"tokyo", "kyoto", "osaka", "hokkaido", "okinawa"},
-		"china":       {"beijing", "shanghai", "hong", "shenzhen"},
-		"canada":      {"toronto", "vancouver", "montreal", "ottawa", "calgary", "quebec", "jasper", "banff"},
-		"mexico":      {"cancun", "tulum", "oaxaca", "guadalajara"},
-		"brazil":      {"rio", "janeiro", "paulo", "salvador"},
-		"greece":      {"athens", "santorini", "crete", "mykonos"},
-		"portugal":    {"lisbon", "porto", "algarve", "madeira"},
-		"netherlands": {"amsterdam", "rotterdam", "hague"},
-		"australia":   {"sydney", "melbourne", "brisbane", "perth"},
-		"thailand":    {"bangkok", "phuket", "chiang"},
-		"turkey":      {"istanbul", "ankara", "cappadocia"},
-		"india":       {"mumbai", "delhi", "goa", "bangalore"},
-		"indonesia":   {"bali", "jakarta"},
-		"korea":       {"seoul", "busan"},
-		"usa":         slices.Concat(usCities, []string{"california", "texas", "florida", "hawaii"}), // not "america": South America
-		"california":  {"angeles", "francisco", "diego", "sacramento", "yosemite"},
-		"florida":     {"miami", "orlando", "tampa"},
-		"texas":       {"austin", "dallas", "houston"},
+	return []struct{ names, places []string }{
+		{[]string{"france", "франція", "франция"}, []string{"paris", "lyon", "marseille", "bordeaux", "provence", "париж", "ліон", "лион", "марсель", "ніцца", "ницца"}},
+		{[]string{"italy", "італія", "италия"}, []string{"rome", "venice", "florence", "milan", "naples", "tuscany", "sicily", "рим", "венеція", "венеция", "флоренція", "флоренция", "мілан", "милан", "неаполь"}},
+		{[]string{"spain", "іспанія", "испания"}, []string{"madrid", "barcelona", "seville", "valencia", "ibiza", "мадрид", "барселона", "валенсія", "валенсия"}},
+		{[]string{"germany", "німеччина", "германия"}, []string{"berlin", "munich", "hamburg", "frankfurt", "cologne", "берлін", "берлин", "мюнхен", "гамбург"}},
+		{[]string{"england", "англія", "англия"}, slices.Concat(england, []string{"лондон"})},
+		{[]string{"uk", "britain", "британія", "британия"}, slices.Concat(england, []string{"edinburgh", "scotland", "wales", "лондон"})},
+		{[]string{"scotland"}, []string{"edinburgh", "glasgow", "highlands"}},
+		{[]string{"ireland"}, []string{"dublin", "galway"}},
+		{[]string{"japan", "японія", "япония"}, []string{"tokyo", "kyoto", "osaka", "hokkaido", "okinawa", "токіо", "токио", "кіото", "киото", "осака"}},
+		{[]string{"china"}, []string{"beijing", "shanghai", "hong", "shenzhen"}},
+		{[]string{"canada"}, []string{"toronto", "vancouver", "montreal", "ottawa", "calgary", "quebec", "jasper", "banff"}},
+		{[]string{"mexico"}, []string{"cancun", "tulum", "oaxaca", "guadalajara"}},
+		{[]string{"brazil"}, []string{"rio", "janeiro", "paulo", "salvador"}},
+		{[]string{"greece", "греція", "греция"}, []string{"athens", "santorini", "crete", "mykonos", "афіни", "афины", "крит"}},
+		{[]string{"portugal"}, []string{"lisbon", "porto", "algarve", "madeira"}},
+		{[]string{"netherlands"}, []string{"amsterdam", "rotterdam", "hague"}},
+		{[]string{"australia"}, []string{"sydney", "melbourne", "brisbane", "perth"}},
+		{[]string{"thailand"}, []string{"bangkok", "phuket", "chiang"}},
+		{[]string{"turkey", "туреччина", "турция"}, []string{"istanbul", "ankara", "cappadocia", "стамбул", "анталія", "анталья", "анкара"}},
+		{[]string{"india"}, []string{"mumbai", "delhi", "goa", "bangalore"}},
+		{[]string{"indonesia"}, []string{"bali", "jakarta"}},
+		{[]string{"korea"}, []string{"seoul", "busan"}},
+		{[]string{"usa"}, slices.Concat(usCities, []string{"california", "texas", "florida", "hawaii"})}, // not "america": South America
+		{[]string{"california"}, []string{"angeles", "francisco", "diego", "sacramento", "yosemite"}},
+		{[]string{"florida"}, []string{"miami", "orlando", "tampa"}},
+		{[]string{"texas"}, []string{"austin", "dallas", "houston"}},
+		{[]string{"україна", "украина"}, []string{"київ", "львів", "одеса", "харків", "дніпро", "карпати", "киев", "львов", "одесса", "харьков", "днепр", "карпаты"}},
+		{[]string{"польща", "польша"}, []string{"варшава", "краків", "вроцлав", "гданськ", "краков", "гданьск"}},
+		{[]string{"чехія", "чехия"}, []string{"прага"}},
+		{[]string{"єгипет", "египет"}, []string{"каїр", "хургада", "шарм", "каир"}},
+		{[]string{"грузія", "грузия"}, []string{"тбілісі", "батумі", "тбилиси", "батуми"}},
 	}
 }()
 
-// cyrillicWithin are within's places as Ukrainian and Russian name them: a country's
-// names in both languages and the cities in it («коли Олена була в Італії?»: «Рим був
-// чудовий»).
-var cyrillicWithin = []struct{ names, places []string }{
-	{[]string{"україна", "украина"}, []string{"київ", "львів", "одеса", "харків", "дніпро", "карпати", "киев", "львов", "одесса",
-		"харьков", "днепр", "карпаты"}},
-	{[]string{"польща", "польша"}, []string{"варшава", "краків", "вроцлав", "гданськ", "краков", "гданьск"}},
-	{[]string{"німеччина", "германия"}, []string{"берлін", "мюнхен", "гамбург", "берлин"}},
-	{[]string{"франція", "франция"}, []string{"париж", "ліон", "марсель", "ніцца", "лион", "ницца"}},
-	{[]string{"італія", "италия"}, []string{"рим", "венеція", "флоренція", "мілан", "неаполь", "венеция", "флоренция", "милан"}},
-	{[]string{"іспанія", "испания"}, []string{"мадрид", "барселона", "валенсія", "валенсия"}},
-	{[]string{"чехія", "чехия"}, []string{"прага"}},
-	{[]string{"туреччина", "турция"}, []string{"стамбул", "анталія", "анкара", "анталья"}},
-	{[]string{"греція", "греция"}, []string{"афіни", "крит", "афины"}},
-	{[]string{"японія", "япония"}, []string{"токіо", "кіото", "осака", "токио", "киото"}},
-	{[]string{"єгипет", "египет"}, []string{"каїр", "хургада", "шарм", "каир"}},
-	{[]string{"грузія", "грузия"}, []string{"тбілісі", "батумі", "тбилиси", "батуми"}},
-	{[]string{"англія", "англия", "британія", "британия"}, []string{"лондон"}},
-}
-
-// cyrillicWithinOf maps each stem of each of cyrillicWithin's names (see stem.Query) to
-// its places, so that any form of a name finds them: «Італії», «Італію».
-var cyrillicWithinOf = func() map[string][]string {
+// placesIn maps each of within's names, as the store looks it up (stem.Query: a Ukrainian
+// or Russian name by its stems, so that «Італії» and «Італію» find «Італія»'s places), to
+// its places.
+var placesIn = func() map[string][]string {
 	m := map[string][]string{}
-	for _, p := range cyrillicWithin {
+	for _, p := range within {
 		for _, n := range p.names {
 			for _, s := range stem.Query(n) {
 				m[s] = p.places
@@ -419,13 +404,11 @@ var cyrillicWithinOf = func() map[string][]string {
 	return m
 }()
 
-// placeWords adds to more the places in each place the query names (see within and
-// cyrillicWithin).
+// placeWords adds to more the places in each place the query names (see within).
 func placeWords(words []string, more *extra) {
 	for _, w := range words {
-		more.add(within[w]...)
-		for _, s := range stem.Query(w) { // a Latin word as it is
-			more.add(cyrillicWithinOf[s]...)
+		for _, s := range stem.Query(w) {
+			more.add(placesIn[s]...)
 		}
 	}
 }
