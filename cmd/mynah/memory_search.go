@@ -32,18 +32,28 @@ type memorySearchFlags struct {
 func memorySearchCommand() *cobra.Command {
 	var f memorySearchFlags
 	cmd := &cobra.Command{
-		Use:   "search",
+		Use:   "search [WORDS...]",
 		Short: "Search an agent's memory as the agent does",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Long: `Search an agent's memory as the agent does: its chats' history and its notes.
+
+What to look for is given in plain words, as the arguments (mynah memory search which
+hotel did Olena book) or as --query, which may be given several times to search several
+queries at once, as the agent's memory_search tool does.`,
+		Example: `  mynah memory search --chat 42 "which hotel did Olena book?"
+  mynah memory search -q "the heron" -q "birds at the lake" --at 2024-05-01`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			var queries []string
+			if len(args) > 0 { // the words as the arguments: one query, however it was quoted
+				f.Queries = append([]string{strings.Join(args, " ")}, f.Queries...)
+			}
 			for _, q := range f.Queries {
 				if q = strings.TrimSpace(q); q != "" {
 					queries = append(queries, q)
 				}
 			}
 			if len(queries) == 0 {
-				return usageError{errors.New("--query is required")}
+				return usageError{errors.New("nothing to search for: give the words as arguments or with --query")}
 			}
 			if len(queries) > memory.MaxQueries {
 				return usageError{fmt.Errorf("%d queries: at most %d at once", len(queries), memory.MaxQueries)}

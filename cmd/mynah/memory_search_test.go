@@ -138,6 +138,16 @@ func TestMemorySearchCLI(t *testing.T) {
 	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir, "-q", "x", "--at", "next tuesday"); code == 0 || !strings.Contains(out, "--at") {
 		t.Errorf("a bad --at: exit %d\n%s", code, out)
 	}
+	// The words may be the arguments, quoted or not, as a newcomer first types them.
+	for _, words := range [][]string{{"the dentist"}, {"the", "dentist"}} {
+		out = mustCLI(t, h, append([]string{"memory", "search", "--config", h.dir, "--chat", "1001", "--at", "2024-05-21 09:00", "-k", "1"}, words...)...)
+		if !strings.Contains(out, "#4") {
+			t.Errorf("memory search %q found:\n%s\nwant the dentist's message 4", words, out)
+		}
+	}
+	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir); code == 0 || !strings.Contains(out, "nothing to search for") {
+		t.Errorf("memory search without words: exit %d\n%s", code, out)
+	}
 }
 
 // TestMemorySearchBusyChat: in a chat busy enough that the words of a time are too common
