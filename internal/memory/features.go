@@ -551,7 +551,7 @@ func Features() []Feature {
 		{"gather", "a query asking for several things a person did (how many, what has Ann read) weighs their words twice as much",
 			func(o *Options) { o.SpeakerGather = 0 }, func(o *Options) { o.SpeakerGather = 2 }},
 		{"lift", "the words of a person the query names come first also where they wrote so much of the chat that the index does not weigh the name",
-			func(o *Options) { o.SpeakerLift = 0 }, func(o *Options) { o.SpeakerLift = 0.5 }},
+			func(o *Options) { o.SpeakerLift = 0 }, func(o *Options) { o.SpeakerLift = 0.7 }},
 		{"length", "the shortest messages (\"see you!\") weigh less",
 			func(o *Options) { o.LengthPrior = 0 }, func(o *Options) { o.LengthPrior = 10 }},
 		{"speakerlength", "the length prior reads a message's length against its sender's usual length: a terse user's words do not weigh less than a long-winded assistant's",

@@ -568,7 +568,7 @@ func TestFeatures(t *testing.T) {
 func TestSpeakerGather(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 	h := chatOf(t0,
-		"+0 Bob: the best books I read",
+		"+0 Bob: books I read: the best books",
 		"+600 Alice: I read Dune on the train",
 		"+1200 Bob: my sister likes the new cafe",
 		"+1800 Alice: finished a novel by Le Guin, read it twice",
