@@ -392,7 +392,8 @@ func TestMemorySearchToolSaysTimeMissed(t *testing.T) {
 // TestMemorySearchKinds: asked for things of a kind ("what pets does Ann have?"), `mynah
 // memory search` finds the messages that name the things (her dog, her cat), which never
 // say the kind's word, before one that says it of something else; asked about her pet
-// snake, it does not bring up the dog.
+// snake, it does not bring up the dog. Asked of two words a chat writes as one ("road
+// trip"), it finds the one ("roadtrip").
 func TestMemorySearchKinds(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	path := filepath.Join(t.TempDir(), "chat.jsonl")
@@ -411,6 +412,9 @@ func TestMemorySearchKinds(t *testing.T) {
 		{"Ann", "cooking dinner for Bob tonight, he likes anything"},
 		{"Bob", "finally bought a new bell for the bike"},
 		{"Bob", "should I buy a new helmet or not"},
+		{"Ann", "our roadtrip to the coast took three days"},
+		{"Bob", "the road to the lake is closed for repairs"},
+		{"Bob", "a business trip to Berlin next week, then a trip home"},
 	} {
 		fmt.Fprintf(&b, `{"id": %d, "time": "2024-05-%02dT10:00:00Z", "sender_id": %d, "sender_name": %q, "text": %q}`+"\n",
 			i+1, i+1, senderID[m.sender], m.sender, m.text)
@@ -429,6 +433,8 @@ func TestMemorySearchKinds(t *testing.T) {
 		// a question asks "did … buy", the chat said "bought"
 		{"what did Bob buy for his bike?", "1", []string{"#11"}, nil, "the bell he bought (#11)"},
 		{"where is the pet shop?", "3", []string{"#2"}, []string{"#1"}, "the shop (#2), not the dog (#1)"},
+		// two words asked, one written: the chat's "roadtrip" for a road trip
+		{"when did Ann go on a road trip?", "1", []string{"#13"}, nil, "her roadtrip (#13)"},
 	} {
 		out := mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", c.query, "-k", c.k)
 		for _, w := range c.want {

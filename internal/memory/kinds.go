@@ -294,13 +294,21 @@ var sameAs = func() map[string][]string {
 }()
 
 // variants adds to more the other words of the groups of sameWords the query's words
-// (lower-cased) are in: asked about Ann's girlfriend, her chat says "my gf".
+// (lower-cased) are in: asked about Ann's girlfriend, her chat says "my gf". It also adds
+// each two neighbouring words of the query (neither a stop word, each of three letters or
+// more) written as one, as chats write many compounds: asked about a road trip, ice cream
+// or a video game, a chat says "roadtrip", "icecream", "videogame". A pair no chat writes
+// as one ("brotherslike") matches nothing and costs a lookup.
 func variants(words []string, more *extra) {
-	for _, w := range words {
+	stop := stopSet()
+	for i, w := range words {
 		for _, v := range sameAs[w] {
 			if w != v+"s" { // not "movie" for "movies": the same word to the index
 				more.add(v)
 			}
+		}
+		if i > 0 && len(words[i-1]) >= 3 && len(w) >= 3 && !stop[words[i-1]] && !stop[w] {
+			more.add(words[i-1] + w)
 		}
 	}
 }

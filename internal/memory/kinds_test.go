@@ -74,7 +74,10 @@ func TestVariants(t *testing.T) {
 	}{
 		{"What did Andrew do with his girlfriend?", []string{"gf"}},
 		{"when is Ann's bday", []string{"birthday"}},
-		{"Which movies did my brothers like?", []string{"film", "bro"}},
+		{"Which movies did my brothers like?", []string{"film", "bro", "brotherslike"}}, // a pair no chat joins matches nothing
+		{"When did Sam go on a road trip?", []string{"roadtrip"}},
+		{"Did she like the ice cream?", []string{"icecream"}},
+		{"which video games", []string{"vid", "videogames"}},
 		{"what colour is the car", []string{"color"}},
 		{"mom and mother", []string{"mum", "mommy"}},
 		{"what did we talk about yesterday", nil},
