@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah/internal/stem"
 )
@@ -307,9 +308,10 @@ func variants(words []string, more *extra) {
 				more.add(v)
 			}
 		}
-		if i > 0 && len(words[i-1]) >= 3 && len(w) >= 3 && !stop[words[i-1]] && !stop[w] {
-			more.add(words[i-1] + w)
+		if i == 0 || stop[w] || stop[words[i-1]] || utf8.RuneCountInString(w) < 3 || utf8.RuneCountInString(words[i-1]) < 3 {
+			continue
 		}
+		more.add(words[i-1] + w)
 	}
 }
 
