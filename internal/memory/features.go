@@ -580,7 +580,7 @@ func Features() []Feature {
 			func(o *Options) { o.Kinds = false }, func(o *Options) { o.Kinds = true }},
 		{"places", "a query naming a place also searches for the places in it (\"when did Ann visit Italy?\": Rome, Venice), where they meet its other words",
 			func(o *Options) { o.Places = false }, func(o *Options) { o.Places = true }},
-		{"variants", "a query's words are also searched as the other words a chat uses for them (\"gf\" for girlfriend, \"bday\" for birthday, \"roadtrip\" for road trip), where they meet its other words",
+		{"variants", "a query's words are also searched as the other words a chat uses for them (\"gf\" for girlfriend, \"bday\" for birthday), where they meet its other words, and two of them as the one word a chat writes (\"roadtrip\" for road trip)",
 			func(o *Options) { o.Variants = false }, func(o *Options) { o.Variants = true }},
 		{"past", "a question of the past also searches its verbs' past forms that stemming does not join (\"what did Ann buy?\": \"bought\")",
 			func(o *Options) { o.PastForms = false }, func(o *Options) { o.PastForms = true }},

@@ -295,24 +295,34 @@ var sameAs = func() map[string][]string {
 }()
 
 // variants adds to more the other words of the groups of sameWords the query's words
-// (lower-cased) are in: asked about Ann's girlfriend, her chat says "my gf". It also adds
-// each two neighbouring words of the query (neither a stop word, each of three letters or
-// more) written as one, as chats write many compounds: asked about a road trip, ice cream
-// or a video game, a chat says "roadtrip", "icecream", "videogame". A pair no chat writes
-// as one ("brotherslike") matches nothing and costs a lookup.
+// (lower-cased) are in: asked about Ann's girlfriend, her chat says "my gf".
 func variants(words []string, more *extra) {
-	stop := stopSet()
-	for i, w := range words {
+	for _, w := range words {
 		for _, v := range sameAs[w] {
 			if w != v+"s" { // not "movie" for "movies": the same word to the index
 				more.add(v)
 			}
 		}
-		if i == 0 || stop[w] || stop[words[i-1]] || utf8.RuneCountInString(w) < 3 || utf8.RuneCountInString(words[i-1]) < 3 {
+	}
+}
+
+// compounds returns each two neighbouring words of text (lower-cased; neither a stop
+// word, each of three letters or more) written as one, as chats write many compounds:
+// asked about a road trip, ice cream or a video game, a chat says "roadtrip", "icecream",
+// "videogame". A pair no chat writes as one ("brotherslike") matches nothing and costs a
+// lookup.
+func compounds(text string) []string {
+	words := splitWords(strings.ToLower(text))
+	stop := stopSet()
+	var out []string
+	for i := 1; i < len(words); i++ {
+		a, b := words[i-1], words[i]
+		if stop[a] || stop[b] || utf8.RuneCountInString(a) < 3 || utf8.RuneCountInString(b) < 3 || slices.Contains(out, a+b) {
 			continue
 		}
-		more.add(words[i-1] + w)
+		out = append(out, a+b)
 	}
+	return out
 }
 
 // pastForms are the past forms of English verbs that do not take -ed, by the form a

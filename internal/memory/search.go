@@ -209,9 +209,9 @@ type Options struct {
 	// of the city, not the country.
 	Places bool
 	// Variants weighs in a query the other words people use in a chat for its words (see
-	// sameWords: "gf" for girlfriend, "bday" for birthday, "colour" for color) and its
-	// neighbouring words written as one ("roadtrip" for road trip; see variants), where
-	// they meet the query's other words, as Kinds does.
+	// sameWords: "gf" for girlfriend, "bday" for birthday, "colour" for color), where they
+	// meet the query's other words, as Kinds does; and searches, as words of the query,
+	// its neighbouring words written as one ("roadtrip" for road trip; see compounds).
 	Variants bool
 	// PastForms searches, for a question of the past ("what did Ann buy?", "where has she
 	// been?"), also the past forms of its verbs that stemming does not join with them
@@ -351,6 +351,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	terms, boost := asked, s.monthTerms(tq.Span)
 	if s.opts.PastForms {
 		terms = slices.Concat(asked, pastOf(tq.Text))
+	}
+	if s.opts.Variants {
+		terms = slices.Concat(terms, compounds(tq.Text))
 	}
 	boost = append(boost, s.addedWords(tq, boost)...)
 	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
