@@ -130,6 +130,12 @@ func TestMemorySearchCLI(t *testing.T) {
 	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {
 		t.Errorf("a search for the dnetist found:\n%s\nwant the dentist's messages 4 and 5", out)
 	}
+	// Two mistyped words: the compound searched for them ("fillngdentst") does not take
+	// the place of either.
+	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "fillng dentst", "-k", "2")
+	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {
+		t.Errorf("a search for fillng dentst found:\n%s\nwant the dentist's messages 4 and 5", out)
+	}
 	// Beside a word that matches, a word with two letters swapped is read as the chat's word.
 	out = mustCLI(t, h, "memory", "search", "--config", h.dir, "-q", "filling at the dnetist", "-k", "2")
 	if !strings.Contains(out, "#4") || !strings.Contains(out, "#5") {

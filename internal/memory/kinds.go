@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/mynah-ai/mynah/internal/stem"
 )
@@ -306,21 +305,23 @@ func variants(words []string, more *extra) {
 	}
 }
 
-// compounds returns each two neighbouring words of text (lower-cased; neither a stop
-// word, each of three letters or more) written as one, as chats write many compounds:
-// asked about a road trip, ice cream or a video game, a chat says "roadtrip", "icecream",
-// "videogame". A pair no chat writes as one ("brotherslike") matches nothing and costs a
-// lookup.
+// compounds returns each two neighbouring English words of text (lower-cased; Latin
+// letters only, neither a stop word, each of three letters or more) written as one, as
+// English chats write many compounds: asked about a road trip, ice cream or a video game,
+// a chat says "roadtrip", "icecream", "videogame". A pair no chat writes as one
+// ("brotherslike") matches nothing and costs a lookup; it is never read as a typo (see
+// stem.Typos).
 func compounds(text string) []string {
 	words := splitWords(strings.ToLower(text))
 	stop := stopSet()
+	part := func(w string) bool {
+		return len(w) >= 3 && !stop[w] && strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") == ""
+	}
 	var out []string
 	for i := 1; i < len(words); i++ {
-		a, b := words[i-1], words[i]
-		if stop[a] || stop[b] || utf8.RuneCountInString(a) < 3 || utf8.RuneCountInString(b) < 3 || slices.Contains(out, a+b) {
-			continue
+		if a, b := words[i-1], words[i]; part(a) && part(b) && !slices.Contains(out, a+b) {
+			out = append(out, a+b)
 		}
-		out = append(out, a+b)
 	}
 	return out
 }

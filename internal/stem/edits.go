@@ -122,6 +122,16 @@ func swaps(w []rune) [][]rune {
 // maxTypos is how many words of a search Typos picks.
 const maxTypos = 2
 
+// joined reports whether w is two of words written as one.
+func joined(w string, words []string) bool {
+	for k := 1; k < len(w); k++ {
+		if slices.Contains(words, w[:k]) && slices.Contains(words, w[k:]) {
+			return true
+		}
+	}
+	return false
+}
+
 // A Typo is a word of a search to correct: its index, and the words it may have meant.
 type Typo struct {
 	At    int
@@ -129,7 +139,9 @@ type Typo struct {
 }
 
 // Typos returns the words of a search to correct, given which matched something in the
-// searched scope: the longest two that match nothing and have Edits, longest first. When
+// searched scope: the longest two that match nothing and have Edits, longest first, but
+// for a word that is two others of the search joined (a compound the search added for
+// them, "roadtrip" beside road and trip: its parts are what was typed). When
 // no word matched, each may have meant any of its Edits; when some did, only its Swaps
 // (a word can match nothing because the chat never used it, and a letter left out or
 // changed turns most words into others: "gather", father). Each costs its stores up to
@@ -141,7 +153,7 @@ func Typos(words []string, matched []bool) []Typo {
 	}
 	var at []int
 	for i, w := range words {
-		if !matched[i] && editAlphabet(w) != "" {
+		if !matched[i] && editAlphabet(w) != "" && !joined(w, words) {
 			at = append(at, i)
 		}
 	}

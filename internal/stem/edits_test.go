@@ -71,6 +71,11 @@ func TestTypos(t *testing.T) {
 	if len(got) != 2 || got[0].At != 1 || got[1].At != 4 || !slices.Equal(got[0].Edits, Swaps("passprot")) {
 		t.Errorf("photos and sunrissee matched: Typos picked %v, want passprot then hotl, by their Swaps", typoAt(got))
 	}
+	// A compound added for two words of the search is not a typo, though the longest.
+	got = Typos([]string{"dnetist", "bill", "dnetistbill"}, []bool{false, false, false})
+	if !slices.Equal(typoAt(got), []int{0, 1}) {
+		t.Errorf("Typos picked %v of dnetist, bill and their compound, want dnetist then bill", typoAt(got))
+	}
 }
 
 func typoAt(typos []Typo) []int {
