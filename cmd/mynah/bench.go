@@ -40,6 +40,7 @@ type benchMemoryFlags struct {
 	Store    string
 	Each     bool
 	Features bool
+	Captions bool
 }
 
 func benchMemoryCommand() *cobra.Command {
@@ -63,6 +64,9 @@ BM25 weighs a word by how rare it is in the whole database, every chat of it. By
 the conversations share one database, as an agent's chats do (each is asked its
 questions right after it is imported); --store-each gives each a database of its own, as
 the benchmark's protocol indexes each conversation by itself.
+
+An image turn is indexed with its caption, as mynah indexes its description of a photo;
+--captions=false indexes every turn's text alone, as a text-only import holds it.
 
 --features measures every feature's effect on each half (or on --half alone): the default
 ranking, plain BM25, and for each feature the default without it and plain BM25 with it
@@ -110,6 +114,7 @@ minutes.`,
 	cmd.Flags().BoolVar(&f.JSON, "json", false, "print the results as JSON")
 	cmd.Flags().StringVar(&f.Store, "store", "", "run on this PostgreSQL database (postgres://…), in a throwaway schema (default: a throwaway SQLite file)")
 	cmd.Flags().BoolVar(&f.Each, "store-each", false, "import each conversation into a throwaway database of its own")
+	cmd.Flags().BoolVar(&f.Captions, "captions", true, "index an image turn with its caption; false: every turn's text alone")
 	cmd.Flags().BoolVar(&f.Features, "features", false, "measure each ranking feature's effect on each half: the default without it (with it, for one off by default) and plain BM25 with it alone")
 	return cmd
 }
@@ -129,8 +134,18 @@ func parseKs(s string) ([]int, error) {
 	return ks, nil
 }
 
-func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.Options, w io.Writer) error {
+// conversations reads the conversations of f.LoCoMo, their image turns with their
+// captions unless f.Captions is off.
+func conversations(f benchMemoryFlags) ([]locomo.Conversation, error) {
 	convs, err := locomo.LoadFile(f.LoCoMo)
+	if err != nil || f.Captions {
+		return convs, err
+	}
+	return locomo.WithoutCaptions(convs), nil
+}
+
+func benchMemory(ctx context.Context, f benchMemoryFlags, ks []int, opts memory.Options, w io.Writer) error {
+	convs, err := conversations(f)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 // cut-off (10, or the last of ks without it) as a table, or with f.JSON as JSON with every
 // cut-off. Progress goes to errw.
 func benchFeatures(ctx context.Context, f benchMemoryFlags, ks []int, w, errw io.Writer) error {
-	convs, err := locomo.LoadFile(f.LoCoMo)
+	convs, err := conversations(f)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,32 @@ type Turn struct {
 	Session, Index int // D<Session>:<Index>
 	Speaker        string
 	Text           string // with the caption of a shared image appended
+	Caption        string // the caption of the image the turn shared; "" for none
 	Time           time.Time
+}
+
+// captioned is how a turn's text carries the caption of the image it shared.
+func captioned(text, caption string) string {
+	if caption == "" {
+		return text
+	}
+	return text + " [shared a photo: " + caption + "]"
+}
+
+// WithoutCaptions returns convs with each turn's text alone, without the caption of the
+// image it shared: the protocol lets an image turn add its caption or not (an agent
+// indexes a photo's description, which a text-only import lacks).
+func WithoutCaptions(convs []Conversation) []Conversation {
+	out := make([]Conversation, len(convs))
+	for i, c := range convs {
+		c.Turns = slices.Clone(c.Turns)
+		for j := range c.Turns {
+			t := &c.Turns[j]
+			t.Text, t.Caption = strings.TrimSuffix(t.Text, captioned("", t.Caption)), ""
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // ID is the turn's message id in its chat: Session·1000 + Index, so ids grow through the
@@ -140,11 +165,8 @@ func conversation(s rawSample) (Conversation, error) {
 			}
 			sess, _ := strconv.Atoi(m[1])
 			idx, _ := strconv.Atoi(m[2])
-			text := rt.Text
-			if rt.Caption != "" {
-				text += " [shared a photo: " + rt.Caption + "]"
-			}
-			t := Turn{Session: sess, Index: idx, Speaker: rt.Speaker, Text: text, Time: start.Add(time.Duration(idx) * time.Second)}
+			t := Turn{Session: sess, Index: idx, Speaker: rt.Speaker, Text: captioned(rt.Text, rt.Caption), Caption: rt.Caption,
+				Time: start.Add(time.Duration(idx) * time.Second)}
 			exists[t.ID()] = true
 			c.Turns = append(c.Turns, t)
 		}

@@ -25,6 +25,12 @@ func TestLoadNormalisesEvidence(t *testing.T) {
 	if got := c.Turns[1]; got.Text != "three [shared a photo: a cat]" || got.Time.Format("2006-01-02 15:04") != "2023-05-08 13:56" {
 		t.Errorf("turn D1:3 = %+v", got)
 	}
+	if got := WithoutCaptions(convs)[0].Turns; got[0].Text != "one" || got[1].Text != "three" || got[1].Caption != "" {
+		t.Errorf("without captions: %+v, want the turns' own text", got)
+	}
+	if c.Turns[1].Text != "three [shared a photo: a cat]" {
+		t.Errorf("WithoutCaptions changed the conversations it was given: %+v", c.Turns[1])
+	}
 	rep := NewReport([]int{1, 2})
 	rep.Add(c.Questions[0], []mynah.MessageID{1001, 1003})
 	if turn, sess := rep.Core.Mean(); !slices.Equal(turn, []float64{0.5, 1}) || !slices.Equal(sess, []float64{1, 1}) {
