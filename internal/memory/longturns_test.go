@@ -74,6 +74,33 @@ func secondPerson(convs []locomo.Conversation) []locomo.Conversation {
 	return withAssistant(convs, 1, "you", "your")
 }
 
+// talkative is firstPerson where the user's turns are long too: each of the first
+// speaker's turns sits between ~40 words of another conversation's talk before it and
+// ~40 after, as a person writing to an assistant gives context, then the thing, then a
+// request. The evidence is then a sentence inside a long turn on both sides, and the
+// length of a turn says nothing of who wrote it.
+func talkative(convs []locomo.Conversation) []locomo.Conversation {
+	out := firstPerson(convs)
+	for i, c := range out {
+		other := convs[(i+3)%len(convs)].Turns
+		pad := func(from int) string {
+			var p []string
+			for k := from; len(strings.Fields(strings.Join(p, " "))) < 40; k++ {
+				p = append(p, other[k%len(other)].Text)
+			}
+			return strings.Join(p, " ")
+		}
+		c.Turns = slices.Clone(c.Turns)
+		for j := range c.Turns {
+			if t := &c.Turns[j]; t.Speaker == "User" {
+				t.Text = pad(7*j) + " " + t.Text + " " + pad(7*j+3)
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
 // withAssistant makes echoTurns a chat of "User" and "Assistant" asked only about speaker
 // asked (0 the first, 1 the second), named in its questions by pronoun and possessive.
 func withAssistant(convs []locomo.Conversation, asked int, pronoun, possessive string) []locomo.Conversation {
@@ -130,7 +157,8 @@ func TestLongTurns(t *testing.T) {
 		convs   []locomo.Conversation
 		oneChat bool // one person and an assistant throughout, so one chat can hold them
 	}{{"long turns", longTurns(convs), false}, {"echoing long turns", echoTurns(convs), false},
-		{"first person", firstPerson(convs), true}, {"second person", secondPerson(convs), true}} {
+		{"first person", firstPerson(convs), true}, {"second person", secondPerson(convs), true},
+		{"talkative user", talkative(convs), true}} {
 		for _, p := range protocols {
 			dbs := p.stores(t, set.convs)
 			for _, half := range locomo.Halves {
