@@ -1,0 +1,203 @@
+package memory_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mynah-ai/mynah"
+	"github.com/mynah-ai/mynah/internal/memory"
+)
+
+// assistantHistory is a year of one person's chats with an assistant, shaped like
+// LongMemEval and written for these tests (testdata/assistant): 37 sessions where the
+// person mentions things of their life in passing while asking for something, among 110
+// sessions of everyday requests with long answers, and 43 questions of LongMemEval's six
+// kinds, each with the turns that answer it. Nothing of the ranking was tuned on it: it
+// is held out from LoCoMo's text, its speakers and its questions.
+type assistantHistory struct {
+	Sessions []struct {
+		ID    string    `json:"id"`
+		Date  time.Time `json:"date"`
+		Turns []struct {
+			Role string `json:"role"`
+			Text string `json:"text"`
+			Pad  bool   `json:"pad"` // followed by the start of an everyday answer
+		} `json:"turns"`
+	} `json:"sessions"`
+	Questions []assistantQuestion `json:"questions"`
+}
+
+type assistantQuestion struct {
+	Type     string    `json:"type"`
+	Date     time.Time `json:"date"` // when it is asked
+	Text     string    `json:"text"`
+	Evidence []string  `json:"evidence"` // "<session id>:<turn index>"
+}
+
+// filler is everyday sessions: each a list of alternating user and assistant turns.
+type filler [][]struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// assistantChat returns the history as one chat's messages, the sessions in time order
+// (the everyday ones spread evenly over the year), and the questions with their evidence
+// as message ids.
+func assistantChat(tb testing.TB) ([]mynah.Message, []assistantQuestion, map[string]mynah.MessageID) {
+	tb.Helper()
+	var h assistantHistory
+	var f filler
+	for name, v := range map[string]any{"history.json": &h, "filler.json": &f} {
+		b, err := os.ReadFile("testdata/assistant/" + name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+	}
+	type turn struct{ role, text, key string }
+	type session struct {
+		date  time.Time
+		turns []turn
+	}
+	var sessions []session
+	start := time.Date(2023, 1, 1, 9, 0, 0, 0, time.UTC)
+	step := time.Date(2023, 12, 10, 0, 0, 0, 0, time.UTC).Sub(start) / time.Duration(len(f))
+	for i, fs := range f {
+		s := session{date: start.Add(time.Duration(i)*step + time.Duration(i*37%600)*time.Minute)}
+		for _, t := range fs {
+			s.turns = append(s.turns, turn{role: t.Role, text: t.Text})
+		}
+		sessions = append(sessions, s)
+	}
+	for i, es := range h.Sessions {
+		s := session{date: es.Date}
+		for j, t := range es.Turns {
+			text := t.Text
+			if t.Pad {
+				// the start of another answer, as an assistant's reply goes on with the
+				// request's substance after a line about what the person said
+				other := f[(i*7+j)%len(f)]
+				words := strings.Fields(other[1].Text)
+				text += "\n\n" + strings.Join(words[:min(len(words), 100)], " ")
+			}
+			s.turns = append(s.turns, turn{role: t.Role, text: text, key: fmt.Sprintf("%s:%d", es.ID, j)})
+		}
+		sessions = append(sessions, s)
+	}
+	slices.SortStableFunc(sessions, func(a, b session) int { return a.date.Compare(b.date) })
+	user, assistant := mynah.UserNamed(1, "User"), mynah.UserNamed(2, "Assistant")
+	var msgs []mynah.Message
+	ids := map[string]mynah.MessageID{}
+	for _, s := range sessions {
+		for j, t := range s.turns {
+			m := mynah.Message{ID: mynah.MessageID(len(msgs) + 1), Time: s.date.Add(time.Duration(j) * 2 * time.Minute), Sender: user, Text: t.text}
+			if t.role == "assistant" {
+				m.Sender = assistant
+			}
+			if t.key != "" {
+				ids[t.key] = m.ID
+			}
+			msgs = append(msgs, m)
+		}
+	}
+	for _, q := range h.Questions {
+		for _, e := range q.Evidence {
+			if _, ok := ids[e]; !ok {
+				tb.Fatalf("question %q: no turn %s", q.Text, e)
+			}
+		}
+	}
+	return msgs, h.Questions, ids
+}
+
+// assistantRecall is what a ranking finds of the history's questions: by question kind
+// (and "all"), the mean share of a question's evidence turns in its top 10 (turn recall)
+// and the share of questions with all of them there (all-evidence recall).
+type assistantRecall map[string]*struct {
+	questions  int
+	turn, full float64
+}
+
+func (r assistantRecall) String() string {
+	var b strings.Builder
+	kinds := make([]string, 0, len(r))
+	for k := range r {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		v := r[k]
+		fmt.Fprintf(&b, "%-26s %3d  turn %.3f  all-evidence %.3f\n", k, v.questions, v.turn/float64(v.questions), v.full/float64(v.questions))
+	}
+	return b.String()
+}
+
+func (r assistantRecall) add(kind string, found, of int) {
+	for _, k := range []string{kind, "all"} {
+		v := r[k]
+		if v == nil {
+			v = &struct {
+				questions  int
+				turn, full float64
+			}{}
+			r[k] = v
+		}
+		v.questions++
+		v.turn += float64(found) / float64(of)
+		if found == of {
+			v.full++
+		}
+	}
+}
+
+func (r assistantRecall) mean() (turn, full float64) {
+	v := r["all"]
+	return v.turn / float64(v.questions), v.full / float64(v.questions)
+}
+
+// TestAssistantHistory holds the default ranking to beating plain BM25 on a
+// chat-assistant history it was never tuned on (assistantHistory), asked each question
+// at its own time: turn recall@10 above, all-evidence recall@10 not below.
+func TestAssistantHistory(t *testing.T) {
+	msgs, questions, ids := assistantChat(t)
+	db := openStore(t)
+	chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	run := func(opts memory.Options) assistantRecall {
+		r := assistantRecall{}
+		for _, q := range questions {
+			s := memory.NewSearcher(db, opts, func() time.Time { return q.Date })
+			res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q.Text, K: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := 0
+			for _, e := range q.Evidence {
+				if slices.ContainsFunc(res, func(h memory.Result) bool { return h.MessageID == ids[e] }) {
+					found++
+				}
+			}
+			r.add(q.Type, found, len(q.Evidence))
+		}
+		return r
+	}
+	def, plain := run(memory.DefaultOptions()), run(plainBM25(t))
+	t.Logf("%d messages; recall@10\ndefault ranking:\n%s\nplain BM25:\n%s", len(msgs), def, plain)
+	dt, df := def.mean()
+	pt, pf := plain.mean()
+	if dt <= pt {
+		t.Errorf("turn recall@10 %.3f, not above plain BM25's %.3f", dt, pt)
+	}
+	if df < pf {
+		t.Errorf("all-evidence recall@10 %.3f, below plain BM25's %.3f", df, pf)
+	}
+}
