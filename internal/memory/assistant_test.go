@@ -47,8 +47,10 @@ type filler [][]struct {
 
 // assistantChat returns the history as one chat's messages, the sessions in time order
 // (the everyday ones spread evenly over the year), and the questions with their evidence
-// as message ids.
-func assistantChat(tb testing.TB) ([]mynah.Message, []assistantQuestion, map[string]mynah.MessageID) {
+// as message ids. With long, each session of the person's life is an everyday exchange,
+// then what it was, then another everyday exchange: the evidence sits in the middle of a
+// long session, among answers about other things, as in LongMemEval's sessions.
+func assistantChat(tb testing.TB, long bool) ([]mynah.Message, []assistantQuestion, map[string]mynah.MessageID) {
 	tb.Helper()
 	var h assistantHistory
 	var f filler
@@ -78,6 +80,11 @@ func assistantChat(tb testing.TB) ([]mynah.Message, []assistantQuestion, map[str
 	}
 	for i, es := range h.Sessions {
 		s := session{date: es.Date}
+		if long {
+			for _, t := range f[(i*11+3)%len(f)] {
+				s.turns = append(s.turns, turn{role: t.Role, text: t.Text})
+			}
+		}
 		for j, t := range es.Turns {
 			text := t.Text
 			if t.Pad {
@@ -88,6 +95,11 @@ func assistantChat(tb testing.TB) ([]mynah.Message, []assistantQuestion, map[str
 				text += "\n\n" + strings.Join(words[:min(len(words), 100)], " ")
 			}
 			s.turns = append(s.turns, turn{role: t.Role, text: text, key: fmt.Sprintf("%s:%d", es.ID, j)})
+		}
+		if long {
+			for _, t := range f[(i*13+5)%len(f)] {
+				s.turns = append(s.turns, turn{role: t.Role, text: t.Text})
+			}
 		}
 		sessions = append(sessions, s)
 	}
@@ -164,40 +176,43 @@ func (r assistantRecall) mean() (turn, full float64) {
 
 // TestAssistantHistory holds the default ranking to beating plain BM25 on a
 // chat-assistant history it was never tuned on (assistantHistory), asked each question
-// at its own time: turn recall@10 above, all-evidence recall@10 not below.
+// at its own time: turn recall@10 above, all-evidence recall@10 not below, with the
+// person's sessions short and long.
 func TestAssistantHistory(t *testing.T) {
-	msgs, questions, ids := assistantChat(t)
-	db := openStore(t)
-	chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
-	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
-		t.Fatal(err)
-	}
-	run := func(opts memory.Options) assistantRecall {
-		r := assistantRecall{}
-		for _, q := range questions {
-			s := memory.NewSearcher(db, opts, func() time.Time { return q.Date })
-			res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q.Text, K: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			found := 0
-			for _, e := range q.Evidence {
-				if slices.ContainsFunc(res, func(h memory.Result) bool { return h.MessageID == ids[e] }) {
-					found++
-				}
-			}
-			r.add(q.Type, found, len(q.Evidence))
+	for _, long := range []bool{false, true} {
+		msgs, questions, ids := assistantChat(t, long)
+		db := openStore(t)
+		chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
+		if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+			t.Fatal(err)
 		}
-		return r
-	}
-	def, plain := run(memory.DefaultOptions()), run(plainBM25(t))
-	t.Logf("%d messages; recall@10\ndefault ranking:\n%s\nplain BM25:\n%s", len(msgs), def, plain)
-	dt, df := def.mean()
-	pt, pf := plain.mean()
-	if dt <= pt {
-		t.Errorf("turn recall@10 %.3f, not above plain BM25's %.3f", dt, pt)
-	}
-	if df < pf {
-		t.Errorf("all-evidence recall@10 %.3f, below plain BM25's %.3f", df, pf)
+		run := func(opts memory.Options) assistantRecall {
+			r := assistantRecall{}
+			for _, q := range questions {
+				s := memory.NewSearcher(db, opts, func() time.Time { return q.Date })
+				res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q.Text, K: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := 0
+				for _, e := range q.Evidence {
+					if slices.ContainsFunc(res, func(h memory.Result) bool { return h.MessageID == ids[e] }) {
+						found++
+					}
+				}
+				r.add(q.Type, found, len(q.Evidence))
+			}
+			return r
+		}
+		def, plain := run(memory.DefaultOptions()), run(plainBM25(t))
+		t.Logf("long sessions %v, %d messages; recall@10\ndefault ranking:\n%s\nplain BM25:\n%s", long, len(msgs), def, plain)
+		dt, df := def.mean()
+		pt, pf := plain.mean()
+		if dt <= pt {
+			t.Errorf("long sessions %v: turn recall@10 %.3f, not above plain BM25's %.3f", long, dt, pt)
+		}
+		if df < pf {
+			t.Errorf("long sessions %v: all-evidence recall@10 %.3f, below plain BM25's %.3f", long, df, pf)
+		}
 	}
 }
