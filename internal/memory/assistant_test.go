@@ -1,6 +1,8 @@
 package memory_test
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
+	"github.com/mynah-ai/mynah/internal/postgres"
 )
 
 // assistantHistory is a year of one person's chats with an assistant, shaped like
@@ -177,42 +180,81 @@ func (r assistantRecall) mean() (turn, full float64) {
 // TestAssistantHistory holds the default ranking to beating plain BM25 on a
 // chat-assistant history it was never tuned on (assistantHistory), asked each question
 // at its own time: turn recall@10 above, all-evidence recall@10 not below, with the
-// person's sessions short and long.
+// person's sessions short and long, in either store.
 func TestAssistantHistory(t *testing.T) {
-	for _, long := range []bool{false, true} {
-		msgs, questions, ids := assistantChat(t, long)
-		db := openStore(t)
-		chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
-		if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
-			t.Fatal(err)
-		}
-		run := func(opts memory.Options) assistantRecall {
-			r := assistantRecall{}
-			for _, q := range questions {
-				s := memory.NewSearcher(db, opts, func() time.Time { return q.Date })
-				res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q.Text, K: 10})
-				if err != nil {
+	for _, store := range []struct {
+		name string
+		open func(t *testing.T) assistantStore
+	}{{"SQLite", func(t *testing.T) assistantStore { return openStore(t) }}, {"PostgreSQL", openPostgres}} {
+		t.Run(store.name, func(t *testing.T) {
+			for _, long := range []bool{false, true} {
+				msgs, questions, ids := assistantChat(t, long)
+				db := store.open(t)
+				chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
+				if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
 					t.Fatal(err)
 				}
-				found := 0
-				for _, e := range q.Evidence {
-					if slices.ContainsFunc(res, func(h memory.Result) bool { return h.MessageID == ids[e] }) {
-						found++
+				run := func(opts memory.Options) assistantRecall {
+					r := assistantRecall{}
+					for _, q := range questions {
+						s := memory.NewSearcher(db, opts, func() time.Time { return q.Date })
+						res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q.Text, K: 10})
+						if err != nil {
+							t.Fatal(err)
+						}
+						found := 0
+						for _, e := range q.Evidence {
+							if slices.ContainsFunc(res, func(h memory.Result) bool { return h.MessageID == ids[e] }) {
+								found++
+							}
+						}
+						r.add(q.Type, found, len(q.Evidence))
 					}
+					return r
 				}
-				r.add(q.Type, found, len(q.Evidence))
+				def, plain := run(memory.DefaultOptions()), run(plainBM25(t))
+				t.Logf("long sessions %v, %d messages; recall@10\ndefault ranking:\n%s\nplain BM25:\n%s", long, len(msgs), def, plain)
+				dt, df := def.mean()
+				pt, pf := plain.mean()
+				if dt <= pt {
+					t.Errorf("long sessions %v: turn recall@10 %.3f, not above plain BM25's %.3f", long, dt, pt)
+				}
+				if df < pf {
+					t.Errorf("long sessions %v: all-evidence recall@10 %.3f, below plain BM25's %.3f", long, df, pf)
+				}
 			}
-			return r
-		}
-		def, plain := run(memory.DefaultOptions()), run(plainBM25(t))
-		t.Logf("long sessions %v, %d messages; recall@10\ndefault ranking:\n%s\nplain BM25:\n%s", long, len(msgs), def, plain)
-		dt, df := def.mean()
-		pt, pf := plain.mean()
-		if dt <= pt {
-			t.Errorf("long sessions %v: turn recall@10 %.3f, not above plain BM25's %.3f", long, dt, pt)
-		}
-		if df < pf {
-			t.Errorf("long sessions %v: all-evidence recall@10 %.3f, below plain BM25's %.3f", long, df, pf)
-		}
+		})
 	}
+}
+
+// assistantStore is a store the history is imported into and searched in.
+type assistantStore interface {
+	memory.History
+	ImportMessages(ctx context.Context, agent string, chat mynah.Chat, msgs []mynah.Message) (int, error)
+}
+
+// openPostgres opens a PostgreSQL store in a schema of its own, dropped at cleanup: on
+// MYNAH_TEST_POSTGRES, or the server these machines run. It skips t when the server is
+// unreachable, unless MYNAH_REQUIRE_POSTGRES is set (CI sets it).
+func openPostgres(t *testing.T) assistantStore {
+	t.Helper()
+	server := cmp.Or(os.Getenv("MYNAH_TEST_POSTGRES"), "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	dsn, drop, err := postgres.TempSchema(t.Context(), server, "mynah_test_")
+	if err != nil {
+		if os.Getenv("MYNAH_REQUIRE_POSTGRES") != "" {
+			t.Fatalf("PostgreSQL at %s: %v", postgres.Redact(server), err)
+		}
+		t.Skipf("PostgreSQL at %s is unreachable: %v", postgres.Redact(server), err)
+	}
+	t.Cleanup(func() {
+		if err := drop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	db, err := postgres.Open(t.Context(), dsn, postgres.Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
