@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/memory"
+	"github.com/mynah-ai/mynah/internal/memory/locomo"
 	"github.com/mynah-ai/mynah/internal/postgres"
 )
 
@@ -194,36 +196,129 @@ func TestAssistantHistory(t *testing.T) {
 				if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
 					t.Fatal(err)
 				}
-				run := func(opts memory.Options) assistantRecall {
-					r := assistantRecall{}
-					for _, q := range questions {
-						s := memory.NewSearcher(db, opts, func() time.Time { return q.Date })
-						res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: q.Text, K: 10})
-						if err != nil {
-							t.Fatal(err)
-						}
-						found := 0
-						for _, e := range q.Evidence {
-							if slices.ContainsFunc(res, func(h memory.Result) bool { return h.MessageID == ids[e] }) {
-								found++
-							}
-						}
-						r.add(q.Type, found, len(q.Evidence))
-					}
-					return r
-				}
-				def, plain := run(memory.DefaultOptions()), run(plainBM25(t))
-				t.Logf("long sessions %v, %d messages; recall@10\ndefault ranking:\n%s\nplain BM25:\n%s", long, len(msgs), def, plain)
-				dt, df := def.mean()
-				pt, pf := plain.mean()
-				if dt <= pt {
-					t.Errorf("long sessions %v: turn recall@10 %.3f, not above plain BM25's %.3f", long, dt, pt)
-				}
-				if df < pf {
-					t.Errorf("long sessions %v: all-evidence recall@10 %.3f, below plain BM25's %.3f", long, df, pf)
-				}
+				beatPlain(t, fmt.Sprintf("long sessions %v, %d messages", long, len(msgs)), db, chat.ID, questions, ids)
 			}
 		})
+	}
+}
+
+// beatPlain asks questions of chat in db with the default ranking and with plain BM25,
+// and fails t unless the default's turn recall@10 is above plain BM25's and its
+// all-evidence recall@10 not below.
+func beatPlain(t *testing.T, what string, db memory.History, chat mynah.ChatID, questions []assistantQuestion, ids map[string]mynah.MessageID) {
+	t.Helper()
+	run := func(opts memory.Options) assistantRecall {
+		r := assistantRecall{}
+		for _, q := range questions {
+			s := memory.NewSearcher(db, opts, func() time.Time { return q.Date })
+			res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat, Text: q.Text, K: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := 0
+			for _, e := range q.Evidence {
+				if slices.ContainsFunc(res, func(h memory.Result) bool { return h.MessageID == ids[e] }) {
+					found++
+				}
+			}
+			r.add(q.Type, found, len(q.Evidence))
+		}
+		return r
+	}
+	def, plain := run(memory.DefaultOptions()), run(plainBM25(t))
+	t.Logf("%s; recall@10\ndefault ranking:\n%s\nplain BM25:\n%s", what, def, plain)
+	dt, df := def.mean()
+	pt, pf := plain.mean()
+	if dt <= pt {
+		t.Errorf("%s: turn recall@10 %.3f, not above plain BM25's %.3f", what, dt, pt)
+	}
+	if df < pf {
+		t.Errorf("%s: all-evidence recall@10 %.3f, below plain BM25's %.3f", what, df, pf)
+	}
+}
+
+// assistantHaystack hides the history (assistantChat) in a chat of n messages, as a
+// person's few telling sessions hide in a long history with an assistant: the rest is
+// LoCoMo's sessions made long turns (longTurns), repeated as n needs, each at a time
+// spread over the year, and spoken by the person and the assistant. With mixed, by turn
+// order (the person first in each session, whichever LoCoMo speaker it was), so that the
+// person's turns are short and long, as those of a person who pastes texts to an
+// assistant; otherwise the long turns are all the assistant's. It returns the messages,
+// numbered 1… in time order, the questions, and the id of each of their evidence turns.
+func assistantHaystack(tb testing.TB, convs []locomo.Conversation, n int, long, mixed bool) ([]mynah.Message, []assistantQuestion, map[string]mynah.MessageID) {
+	own, questions, ownIDs := assistantChat(tb, long)
+	var sessions [][]locomo.Turn
+	second := map[string]bool{}
+	for _, c := range longTurns(convs) {
+		second[c.Speakers[1]] = true
+		for i, t := range c.Turns {
+			if i == 0 || c.Turns[i-1].Session != t.Session {
+				sessions = append(sessions, nil)
+			}
+			sessions[len(sessions)-1] = append(sessions[len(sessions)-1], t)
+		}
+	}
+	msgs := slices.Clone(own)
+	user, assistant := mynah.UserNamed(1, "User"), mynah.UserNamed(2, "Assistant")
+	start := time.Date(2023, 1, 1, 9, 0, 0, 0, time.UTC)
+	year := time.Date(2023, 12, 10, 0, 0, 0, 0, time.UTC).Sub(start)
+	for k := 0; len(msgs) < n; k++ {
+		at := start.Add(year / 100_000 * time.Duration(k*7919%100_000)) // spread, not in order
+		for x, t := range sessions[k%len(sessions)] {
+			m := mynah.Message{Time: at.Add(time.Duration(x) * time.Minute), Sender: user, Text: t.Text}
+			if (mixed && x%2 == 1) || (!mixed && second[t.Speaker]) {
+				m.Sender = assistant
+			}
+			msgs = append(msgs, m)
+		}
+	}
+	slices.SortStableFunc(msgs, func(a, b mynah.Message) int { return a.Time.Compare(b.Time) })
+	newID := map[mynah.MessageID]mynah.MessageID{}
+	for i := range msgs {
+		if msgs[i].ID != 0 {
+			newID[msgs[i].ID] = mynah.MessageID(i + 1)
+		}
+		msgs[i].ID = mynah.MessageID(i + 1)
+	}
+	ids := map[string]mynah.MessageID{}
+	for k, id := range ownIDs {
+		ids[k] = newID[id]
+	}
+	return msgs, questions, ids
+}
+
+// TestAssistantHaystack is TestAssistantHistory at scale: the history hidden in a chat of
+// MYNAH_ASSISTANT_HAYSTACK messages (30,000 when unset; assistantHaystack), where most of
+// a question's words have hundreds of matches, with the person's turns short and long or
+// short only, and their sessions short and long. It needs the LoCoMo data.
+func TestAssistantHaystack(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("imports tens of thousands of messages: runs without -short and -race")
+	}
+	convs := readLoCoMo(t)
+	n := 30_000
+	if v := os.Getenv("MYNAH_ASSISTANT_HAYSTACK"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatalf("MYNAH_ASSISTANT_HAYSTACK: %v", err)
+		}
+	}
+	for _, mixed := range []bool{false, true} {
+		for _, long := range []bool{false, true} {
+			msgs, questions, ids := assistantHaystack(t, convs, n, long, mixed)
+			db := openStore(t)
+			chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
+			for batch := range slices.Chunk(msgs, 5000) {
+				if _, err := db.ImportMessages(t.Context(), "a", chat, batch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.IndexPending(t.Context()); err != nil { // as an import does
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("%d messages, the person's turns short and long %v, long sessions %v", len(msgs), mixed, long)
+			beatPlain(t, what, db, chat.ID, questions, ids)
+		}
 	}
 }
 

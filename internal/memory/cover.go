@@ -149,6 +149,18 @@ func newHolder(words []string) *holder {
 	return h
 }
 
+// addForms makes each word held also where one of its forms is (forms[word]), before any
+// candidate is read.
+func (h *holder) addForms(forms map[string][]string) {
+	for i, w := range h.words {
+		for _, f := range forms[w] {
+			st := english.Stem(f, false)
+			h.stems[i] = append(h.stems[i], st)
+			h.starts[st[:min(2, len(st))]] = true
+		}
+	}
+}
+
 // holdsAll reports whether c holds every word.
 func (h *holder) holdsAll(c *candidate) bool {
 	for i := range h.words {

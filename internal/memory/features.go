@@ -234,7 +234,7 @@ func (s *Searcher) speakerScale(cands []*candidate) map[mynah.UserID]float64 {
 	for id, ns := range bySender {
 		scale[id] = 1
 		if ms := median(ns); s.opts.SpeakerLength > 0 && len(ns) >= 3 && ms > 0 && m > 0 {
-			scale[id] = math.Pow(m/ms, s.opts.SpeakerLength)
+			scale[id] = math.Pow(max(m/ms, 1), s.opts.SpeakerLength)
 		}
 	}
 	return scale
@@ -513,12 +513,18 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 const wholePool = 30
 
 // wholes returns the candidates among the first wholePool of cands (best by BM25 first)
-// whose own words hold every one of terms, two or more (see Options.Whole).
-func (s *Searcher) wholes(cands []*candidate, terms []string) map[*candidate]bool {
+// whose own words hold every one of terms, two or more (see Options.Whole), those of
+// query. A verb that query asks of the past is held in its past forms too, as the search
+// finds them (Options.PastForms): "I made a mug" holds "make" of "what did I make at the
+// workshop?".
+func (s *Searcher) wholes(cands []*candidate, terms []string, query string) map[*candidate]bool {
 	if s.opts.Whole <= 0 || len(terms) < 2 {
 		return nil
 	}
 	h := newHolder(terms)
+	if s.opts.PastForms && len(pastOf(query)) > 0 {
+		h.addForms(pastForms)
+	}
 	out := map[*candidate]bool{}
 	for _, c := range cands[:min(len(cands), wholePool)] {
 		if h.holdsAll(c) {
