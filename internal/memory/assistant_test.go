@@ -50,12 +50,32 @@ type filler [][]struct {
 	Text string `json:"text"`
 }
 
+// assistantTurn is a turn of the history: who said it ("user" or "assistant"), what,
+// and, for a turn a question may ask of, its key ("<session id>:<turn index>").
+type assistantTurn struct{ role, text, key string }
+
+// assistantSession is a session of the history: when it began, and its turns.
+type assistantSession struct {
+	date  time.Time
+	turns []assistantTurn
+}
+
 // assistantChat returns the history as one chat's messages, the sessions in time order
-// (the everyday ones spread evenly over the year), and the questions with their evidence
-// as message ids. With long, each session of the person's life is an everyday exchange,
-// then what it was, then another everyday exchange: the evidence sits in the middle of a
-// long session, among answers about other things, as in LongMemEval's sessions.
+// (the everyday ones spread evenly over the year; see layOut), and the questions with
+// their evidence as message ids. With long, each session of the person's life is an
+// everyday exchange, then what it was, then another everyday exchange: the evidence sits
+// in the middle of a long session, among answers about other things, as in LongMemEval's
+// sessions.
 func assistantChat(tb testing.TB, long bool) ([]mynah.Message, []assistantQuestion, map[string]mynah.MessageID) {
+	tb.Helper()
+	sessions, questions := assistantSessions(tb, long)
+	msgs, ids := layOut(tb, sessions, questions)
+	return msgs, questions, ids
+}
+
+// assistantSessions reads the history's sessions (see assistantChat), in no order, and
+// its questions.
+func assistantSessions(tb testing.TB, long bool) ([]assistantSession, []assistantQuestion) {
 	tb.Helper()
 	var h assistantHistory
 	var f filler
@@ -68,27 +88,23 @@ func assistantChat(tb testing.TB, long bool) ([]mynah.Message, []assistantQuesti
 			tb.Fatalf("%s: %v", name, err)
 		}
 	}
-	type turn struct{ role, text, key string }
-	type session struct {
-		date  time.Time
-		turns []turn
+	var sessions []assistantSession
+	everyday := func(s *assistantSession, i int) {
+		for _, t := range f[i%len(f)] {
+			s.turns = append(s.turns, assistantTurn{role: t.Role, text: t.Text})
+		}
 	}
-	var sessions []session
 	start := time.Date(2023, 1, 1, 9, 0, 0, 0, time.UTC)
 	step := time.Date(2023, 12, 10, 0, 0, 0, 0, time.UTC).Sub(start) / time.Duration(len(f))
-	for i, fs := range f {
-		s := session{date: start.Add(time.Duration(i)*step + time.Duration(i*37%600)*time.Minute)}
-		for _, t := range fs {
-			s.turns = append(s.turns, turn{role: t.Role, text: t.Text})
-		}
+	for i := range f {
+		s := assistantSession{date: start.Add(time.Duration(i)*step + time.Duration(i*37%600)*time.Minute)}
+		everyday(&s, i)
 		sessions = append(sessions, s)
 	}
 	for i, es := range h.Sessions {
-		s := session{date: es.Date}
+		s := assistantSession{date: es.Date}
 		if long {
-			for _, t := range f[(i*11+3)%len(f)] {
-				s.turns = append(s.turns, turn{role: t.Role, text: t.Text})
-			}
+			everyday(&s, i*11+3)
 		}
 		for j, t := range es.Turns {
 			text := t.Text
@@ -99,22 +115,34 @@ func assistantChat(tb testing.TB, long bool) ([]mynah.Message, []assistantQuesti
 				words := strings.Fields(other[1].Text)
 				text += "\n\n" + strings.Join(words[:min(len(words), 100)], " ")
 			}
-			s.turns = append(s.turns, turn{role: t.Role, text: text, key: fmt.Sprintf("%s:%d", es.ID, j)})
+			s.turns = append(s.turns, assistantTurn{role: t.Role, text: text, key: fmt.Sprintf("%s:%d", es.ID, j)})
 		}
 		if long {
-			for _, t := range f[(i*13+5)%len(f)] {
-				s.turns = append(s.turns, turn{role: t.Role, text: t.Text})
-			}
+			everyday(&s, i*13+5)
 		}
 		sessions = append(sessions, s)
 	}
-	slices.SortStableFunc(sessions, func(a, b session) int { return a.date.Compare(b.date) })
+	return sessions, h.Questions
+}
+
+// layOut returns sessions as one chat's messages, numbered 1… in time order: each
+// session's turns a minute apart from its date, or, when the session before has not
+// ended by then, from five minutes after it did, so that sessions never interleave. It
+// also returns the message id of each turn with a key, and fails tb when a question's
+// evidence names none.
+func layOut(tb testing.TB, sessions []assistantSession, questions []assistantQuestion) ([]mynah.Message, map[string]mynah.MessageID) {
+	tb.Helper()
+	slices.SortStableFunc(sessions, func(a, b assistantSession) int { return a.date.Compare(b.date) })
 	user, assistant := mynah.UserNamed(1, "User"), mynah.UserNamed(2, "Assistant")
 	var msgs []mynah.Message
 	ids := map[string]mynah.MessageID{}
 	for _, s := range sessions {
+		at := s.date
+		if len(msgs) > 0 {
+			at = later(at, msgs[len(msgs)-1].Time.Add(5*time.Minute))
+		}
 		for j, t := range s.turns {
-			m := mynah.Message{ID: mynah.MessageID(len(msgs) + 1), Time: s.date.Add(time.Duration(j) * 2 * time.Minute), Sender: user, Text: t.text}
+			m := mynah.Message{ID: mynah.MessageID(len(msgs) + 1), Time: at.Add(time.Duration(j) * time.Minute), Sender: user, Text: t.text}
 			if t.role == "assistant" {
 				m.Sender = assistant
 			}
@@ -124,14 +152,22 @@ func assistantChat(tb testing.TB, long bool) ([]mynah.Message, []assistantQuesti
 			msgs = append(msgs, m)
 		}
 	}
-	for _, q := range h.Questions {
+	for _, q := range questions {
 		for _, e := range q.Evidence {
 			if _, ok := ids[e]; !ok {
 				tb.Fatalf("question %q: no turn %s", q.Text, e)
 			}
 		}
 	}
-	return msgs, h.Questions, ids
+	return msgs, ids
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // assistantRecall is what a ranking finds of the history's questions: by question kind
@@ -246,44 +282,34 @@ func beatPlain(t *testing.T, what string, db memory.History, chat mynah.ChatID, 
 // assistant; otherwise the long turns are all the assistant's. It returns the messages,
 // numbered 1… in time order, the questions, and the id of each of their evidence turns.
 func assistantHaystack(tb testing.TB, convs []locomo.Conversation, n int, long, mixed bool) ([]mynah.Message, []assistantQuestion, map[string]mynah.MessageID) {
-	own, questions, ownIDs := assistantChat(tb, long)
-	var sessions [][]locomo.Turn
-	second := map[string]bool{}
+	sessions, questions := assistantSessions(tb, long)
+	var locomoSessions []assistantSession
 	for _, c := range longTurns(convs) {
-		second[c.Speakers[1]] = true
 		for i, t := range c.Turns {
 			if i == 0 || c.Turns[i-1].Session != t.Session {
-				sessions = append(sessions, nil)
+				locomoSessions = append(locomoSessions, assistantSession{})
 			}
-			sessions[len(sessions)-1] = append(sessions[len(sessions)-1], t)
+			s := &locomoSessions[len(locomoSessions)-1]
+			role := "user"
+			if (mixed && len(s.turns)%2 == 1) || (!mixed && t.Speaker == c.Speakers[1]) {
+				role = "assistant"
+			}
+			s.turns = append(s.turns, assistantTurn{role: role, text: t.Text})
 		}
 	}
-	msgs := slices.Clone(own)
-	user, assistant := mynah.UserNamed(1, "User"), mynah.UserNamed(2, "Assistant")
 	start := time.Date(2023, 1, 1, 9, 0, 0, 0, time.UTC)
 	year := time.Date(2023, 12, 10, 0, 0, 0, 0, time.UTC).Sub(start)
-	for k := 0; len(msgs) < n; k++ {
-		at := start.Add(year / 100_000 * time.Duration(k*7919%100_000)) // spread, not in order
-		for x, t := range sessions[k%len(sessions)] {
-			m := mynah.Message{Time: at.Add(time.Duration(x) * time.Minute), Sender: user, Text: t.Text}
-			if (mixed && x%2 == 1) || (!mixed && second[t.Speaker]) {
-				m.Sender = assistant
-			}
-			msgs = append(msgs, m)
-		}
+	total := 0
+	for _, s := range sessions {
+		total += len(s.turns)
 	}
-	slices.SortStableFunc(msgs, func(a, b mynah.Message) int { return a.Time.Compare(b.Time) })
-	newID := map[mynah.MessageID]mynah.MessageID{}
-	for i := range msgs {
-		if msgs[i].ID != 0 {
-			newID[msgs[i].ID] = mynah.MessageID(i + 1)
-		}
-		msgs[i].ID = mynah.MessageID(i + 1)
+	for k := 0; total < n; k++ {
+		s := locomoSessions[k%len(locomoSessions)]
+		s.date = start.Add(year / 100_000 * time.Duration(k*7919%100_000)) // spread, not in order
+		sessions = append(sessions, s)
+		total += len(s.turns)
 	}
-	ids := map[string]mynah.MessageID{}
-	for k, id := range ownIDs {
-		ids[k] = newID[id]
-	}
+	msgs, ids := layOut(tb, sessions, questions)
 	return msgs, questions, ids
 }
 

@@ -234,7 +234,7 @@ func (s *Searcher) speakerScale(cands []*candidate) map[mynah.UserID]float64 {
 	for id, ns := range bySender {
 		scale[id] = 1
 		if ms := median(ns); s.opts.SpeakerLength > 0 && len(ns) >= 3 && ms > 0 && m > 0 {
-			scale[id] = math.Pow(max(m/ms, 1), s.opts.SpeakerLength)
+			scale[id] = math.Pow(m/ms, s.opts.SpeakerLength)
 		}
 	}
 	return scale
