@@ -619,6 +619,23 @@ func TestWhole(t *testing.T) {
 	}
 }
 
+// TestWholePast: a verb a question asks of the past is held in its past forms too, as
+// the search finds them: "I made a wonky mug" holds every word of "what did I make at the
+// pottery workshop?", and comes before a longer message that says "make" beside "pottery"
+// and "workshop" without telling what was made.
+func TestWholePast(t *testing.T) {
+	t0 := time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: went to a pottery workshop yesterday and made a wonky mug",
+		"+3600 Bob: that pottery workshop sounds fun, I'd love to make something too, maybe at a workshop next month with the kids, who will probably make a mess of the clay and of the car on the way home, but it's worth it for the memories",
+	)
+	for _, q := range []string{"What did Alice make at the pottery workshop?", "what has Alice made at the pottery workshop"} {
+		if got := searchIDs(t, h, DefaultOptions(), Query{Text: q}); len(got) == 0 || got[0] != 1 {
+			t.Errorf("%q: results %v, want 1, which tells what she made, first", q, got)
+		}
+	}
+}
+
 // TestSpeakerLength: in a chat with an assistant that answers at length, the user's own
 // line that answers the question comes before the assistant's long reply that only
 // repeats its words: the length prior reads each sender against their usual length.
