@@ -513,16 +513,15 @@ func (s *Searcher) expand(ctx context.Context, q Query, terms []string, cands []
 const wholePool = 30
 
 // wholes returns the candidates among the first wholePool of cands (best by BM25 first)
-// whose own words hold every one of terms, two or more (see Options.Whole), those of
-// query. A verb that query asks of the past is held in its past forms too, as the search
-// finds them (Options.PastForms): "I made a mug" holds "make" of "what did I make at the
-// workshop?".
-func (s *Searcher) wholes(cands []*candidate, terms []string, query string) map[*candidate]bool {
+// whose own words hold every one of terms, two or more (see Options.Whole). When the query
+// asks of the past (past: see pastOf), a verb is held in its past forms too, as the search
+// finds them: "I made a mug" holds the "make" of "what did I make at the workshop?".
+func (s *Searcher) wholes(cands []*candidate, terms []string, past bool) map[*candidate]bool {
 	if s.opts.Whole <= 0 || len(terms) < 2 {
 		return nil
 	}
 	h := newHolder(terms)
-	if s.opts.PastForms && len(pastOf(query)) > 0 {
+	if past {
 		h.addForms(pastForms)
 	}
 	out := map[*candidate]bool{}

@@ -356,8 +356,10 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	// about painting, those would outrank her painting of another week. So do the things
 	// of a kind asked for (Options.Kinds).
 	terms, boost := asked, s.monthTerms(tq.Span)
+	var past []string // the past forms of its verbs, for a question of the past
 	if s.opts.PastForms {
-		terms = slices.Concat(asked, pastOf(tq.Text))
+		past = pastOf(tq.Text)
+		terms = slices.Concat(asked, past)
 	}
 	if s.opts.Variants {
 		terms = slices.Concat(terms, compounds(tq.Text))
@@ -393,7 +395,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 			return nil, err
 		}
 	}
-	whole := s.wholes(cands, asked, tq.Text)
+	whole := s.wholes(cands, asked, len(past) > 0)
 	s.weighLength(cands, whole)
 	s.boostSpeakers(cands, q.Text)
 	s.boostAsker(cands, q.Text)
