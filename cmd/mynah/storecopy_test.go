@@ -2,63 +2,24 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/mynah-ai/mynah"
 	"github.com/mynah-ai/mynah/internal/postgres"
+	"github.com/mynah-ai/mynah/internal/postgres/pgtest"
 	"github.com/mynah-ai/mynah/internal/sqlite"
 	"github.com/mynah-ai/mynah/internal/tokens"
 )
 
-// pgServer is the PostgreSQL the tests use (MYNAH_TEST_POSTGRES, or the server these
-// machines run), and whether it answers.
-var pgServer = sync.OnceValues(func() (string, error) {
-	dsn := os.Getenv("MYNAH_TEST_POSTGRES")
-	if dsn == "" {
-		dsn = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return dsn, err
-	}
-	return dsn, conn.Close(ctx)
-})
-
-// testPostgres returns the URL of a schema of its own for t on the test server, dropped
-// at cleanup. It skips t when the server is unreachable, or fails it when
-// MYNAH_REQUIRE_POSTGRES is set (CI).
-func testPostgres(t testing.TB) string {
-	t.Helper()
-	dsn, err := pgServer()
-	if err != nil {
-		if os.Getenv("MYNAH_REQUIRE_POSTGRES") != "" {
-			t.Fatalf("PostgreSQL at %s is unreachable and MYNAH_REQUIRE_POSTGRES is set: %v", postgres.Redact(dsn), err)
-		}
-		t.Skipf("PostgreSQL at %s is unreachable: %v", postgres.Redact(dsn), err)
-	}
-	url, drop, err := postgres.TempSchema(t.Context(), dsn, "mynah_test_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := drop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return url
-}
+// testPostgres returns the URL of a schema of its own for t on the test server (see
+// pgtest.Schema).
+func testPostgres(t testing.TB) string { return pgtest.Schema(t) }
 
 // fillStore stores a little of everything an installation holds, from message n on.
 func fillStore(t *testing.T, s mynah.Store, first, n int) {

@@ -1,7 +1,6 @@
 package memory_test
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/mynah-ai/mynah/internal/memory"
 	"github.com/mynah-ai/mynah/internal/memory/locomo"
 	"github.com/mynah-ai/mynah/internal/postgres"
+	"github.com/mynah-ai/mynah/internal/postgres/pgtest"
 )
 
 // assistantHistory is a year of one person's chats with an assistant, shaped like
@@ -354,25 +354,10 @@ type assistantStore interface {
 	ImportMessages(ctx context.Context, agent string, chat mynah.Chat, msgs []mynah.Message) (int, error)
 }
 
-// openPostgres opens a PostgreSQL store in a schema of its own, dropped at cleanup: on
-// MYNAH_TEST_POSTGRES, or the server these machines run. It skips t when the server is
-// unreachable, unless MYNAH_REQUIRE_POSTGRES is set (CI sets it).
+// openPostgres opens a PostgreSQL store in a schema of its own (pgtest.Schema).
 func openPostgres(t *testing.T) assistantStore {
 	t.Helper()
-	server := cmp.Or(os.Getenv("MYNAH_TEST_POSTGRES"), "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
-	dsn, drop, err := postgres.TempSchema(t.Context(), server, "mynah_test_")
-	if err != nil {
-		if os.Getenv("MYNAH_REQUIRE_POSTGRES") != "" {
-			t.Fatalf("PostgreSQL at %s: %v", postgres.Redact(server), err)
-		}
-		t.Skipf("PostgreSQL at %s is unreachable: %v", postgres.Redact(server), err)
-	}
-	t.Cleanup(func() {
-		if err := drop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	db, err := postgres.Open(t.Context(), dsn, postgres.Options{MaxConns: 4})
+	db, err := postgres.Open(t.Context(), pgtest.Schema(t), postgres.Options{MaxConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
