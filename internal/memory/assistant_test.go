@@ -1,7 +1,6 @@
 package memory_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -138,8 +137,8 @@ func layOut(tb testing.TB, sessions []assistantSession, questions []assistantQue
 	ids := map[string]mynah.MessageID{}
 	for _, s := range sessions {
 		at := s.date
-		if len(msgs) > 0 {
-			at = later(at, msgs[len(msgs)-1].Time.Add(5*time.Minute))
+		if len(msgs) > 0 && at.Before(msgs[len(msgs)-1].Time.Add(5*time.Minute)) {
+			at = msgs[len(msgs)-1].Time.Add(5 * time.Minute)
 		}
 		for j, t := range s.turns {
 			m := mynah.Message{ID: mynah.MessageID(len(msgs) + 1), Time: at.Add(time.Duration(j) * time.Minute), Sender: user, Text: t.text}
@@ -162,18 +161,13 @@ func layOut(tb testing.TB, sessions []assistantSession, questions []assistantQue
 	return msgs, ids
 }
 
-// later returns the later of a and b.
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
 // assistantRecall is what a ranking finds of the history's questions: by question kind
 // (and "all"), the mean share of a question's evidence turns in its top 10 (turn recall)
 // and the share of questions with all of them there (all-evidence recall).
-type assistantRecall map[string]*struct {
+type assistantRecall map[string]*kindRecall
+
+// kindRecall is the questions of a kind, and the sums of their turn and all-evidence recall.
+type kindRecall struct {
 	questions  int
 	turn, full float64
 }
@@ -196,10 +190,7 @@ func (r assistantRecall) add(kind string, found, of int) {
 	for _, k := range []string{kind, "all"} {
 		v := r[k]
 		if v == nil {
-			v = &struct {
-				questions  int
-				turn, full float64
-			}{}
+			v = &kindRecall{}
 			r[k] = v
 		}
 		v.questions++
@@ -222,8 +213,8 @@ func (r assistantRecall) mean() (turn, full float64) {
 func TestAssistantHistory(t *testing.T) {
 	for _, store := range []struct {
 		name string
-		open func(t *testing.T) assistantStore
-	}{{"SQLite", func(t *testing.T) assistantStore { return openStore(t) }}, {"PostgreSQL", openPostgres}} {
+		open func(t *testing.T) locomo.Store
+	}{{"SQLite", func(t *testing.T) locomo.Store { return openStore(t) }}, {"PostgreSQL", openPostgres}} {
 		t.Run(store.name, func(t *testing.T) {
 			for _, long := range []bool{false, true} {
 				msgs, questions, ids := assistantChat(t, long)
@@ -348,14 +339,8 @@ func TestAssistantHaystack(t *testing.T) {
 	}
 }
 
-// assistantStore is a store the history is imported into and searched in.
-type assistantStore interface {
-	memory.History
-	ImportMessages(ctx context.Context, agent string, chat mynah.Chat, msgs []mynah.Message) (int, error)
-}
-
 // openPostgres opens a PostgreSQL store in a schema of its own (pgtest.Schema).
-func openPostgres(t *testing.T) assistantStore {
+func openPostgres(t *testing.T) locomo.Store {
 	t.Helper()
 	db, err := postgres.Open(t.Context(), pgtest.Schema(t), postgres.Options{MaxConns: 4})
 	if err != nil {
