@@ -93,6 +93,8 @@ type searchItem struct {
 	// Said is when the message was said, in the agent's time zone, and how long before
 	// the question ("Tue 7 May 2024 18:30, 8 days ago").
 	Said string `json:"said,omitempty"`
+	// Repeats is how many other messages said the same words, left out (memory.Result.Repeats).
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // parseAt reads --at: a date, a date and time (in the local time zone), or RFC 3339; ""
@@ -139,7 +141,7 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w, err
 	}
 	items := make([]searchItem, len(res))
 	for i, r := range res {
-		items[i] = searchItem{Kind: r.Kind, ChatID: int64(r.Chat), MessageID: int64(r.MessageID), Score: r.Score, Snippet: r.Snippet, Source: r.Source}
+		items[i] = searchItem{Kind: r.Kind, ChatID: int64(r.Chat), MessageID: int64(r.MessageID), Score: r.Score, Snippet: r.Snippet, Source: r.Source, Repeats: r.Repeats}
 		if !r.Time.IsZero() {
 			t := r.Time
 			items[i].Time = &t
@@ -179,7 +181,7 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w, err
 		if it.Sender != "" {
 			text = it.Sender + ": " + text
 		}
-		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", it.Score, when, it.Source, text)
+		fmt.Fprintf(tw, "%.3f\t%s%s\t%s\t%s\n", it.Score, when, memory.RepeatsNote(it.Repeats), it.Source, text)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -575,6 +575,8 @@ func Features() []Feature {
 			func(o *Options) { o.AnchorBoost = 0 }, func(o *Options) { o.AnchorBoost = 0.5 }},
 		{"cover", "a query joining things with \"and\" gets a hit of each",
 			func(o *Options) { o.Cover = false }, func(o *Options) { o.Cover = true }},
+		{"distinct", "a message saying word for word what a better one of the same chat and sender said is left out: each thing said comes once",
+			func(o *Options) { o.Distinct = false }, func(o *Options) { o.Distinct = true }},
 		{"dated", "a query asking when prefers messages that date what they tell",
 			func(o *Options) { o.DatedBoost = 0 }, func(o *Options) { o.DatedBoost = 0.15 }},
 		{"recent", "a query asking for the latest state prefers newer messages (off by default)",
@@ -643,4 +645,42 @@ func Ablate(o Options, names ...string) (Options, error) {
 		f.Off(&o)
 	}
 	return o, nil
+}
+
+// distinct returns cands, best first, without those saying what one before them said
+// (see Options.Distinct and saidKey), counted in its repeats; nor those saying what one
+// of them that is shown already (in the prompt) says.
+func distinct(cands []*candidate, shown func(*candidate) bool) []*candidate {
+	first := make(map[string]*candidate, len(cands))
+	for _, c := range cands {
+		if k, ok := saidKey(&c.msg); ok && shown(c) && first[k] == nil {
+			first[k] = c
+		}
+	}
+	return slices.DeleteFunc(cands, func(c *candidate) bool {
+		k, ok := saidKey(&c.msg)
+		if !ok {
+			return false
+		}
+		switch f := first[k]; {
+		case f == c:
+			return false
+		case f != nil:
+			f.repeats++
+			return true
+		}
+		first[k] = c
+		return false
+	})
+}
+
+// saidKey names what m says, for distinct: its chat, its sender and its words, case and
+// spacing aside. A message of no text (a photo) has none (false): its media
+// differ.
+func saidKey(m *mynah.Message) (string, bool) {
+	text := strings.Join(strings.Fields(strings.ToLower(m.Text)), " ")
+	if text == "" {
+		return "", false
+	}
+	return fmt.Sprintf("said:%d:%d:%s", m.Chat.ID, m.Sender.ID, text), true
 }

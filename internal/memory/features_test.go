@@ -744,3 +744,60 @@ func TestAskedOf(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinct: a reminder a bot posts every day is found once, saying how many more
+// times it was said, and the rest of the results are what else was said. Without the
+// feature its copies fill the results. The queries of a SearchMany each keep their own:
+// the reminders of two days asked about are two answers.
+func TestDistinct(t *testing.T) {
+	t0 := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
+	var lines []string
+	for day := range 8 {
+		lines = append(lines, fmt.Sprintf("+%d Mynah: Reminder: water the plants on the balcony", day*1440))
+	}
+	lines = append(lines,
+		"+3000 Alice: the balcony plants look sad, I think they need more sun",
+		"+5000 Alice: repotted the plants on the balcony today, the basil got a bigger pot",
+		"+6000 Bob: my plants on the windowsill died while we were away",
+	)
+	h := chatOf(t0, lines...)
+	q := Query{Text: "plants on the balcony", K: 4}
+	reminders := func(ids []mynah.MessageID) int {
+		n := 0
+		for _, id := range ids {
+			if id <= 8 {
+				n++
+			}
+		}
+		return n
+	}
+	q.Agent, q.Chat = "a", chat.ID
+	rs, err := NewSearcher(h, DefaultOptions(), nil).Search(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := resultIDs(rs)
+	if i := slices.IndexFunc(rs, func(r Result) bool { return r.MessageID <= 8 }); i >= 0 && rs[i].Repeats != 7 {
+		t.Errorf("the reminder's result: repeats %d, want 7", rs[i].Repeats)
+	}
+	if reminders(got) != 1 || !slices.Contains(got, 9) || !slices.Contains(got, 10) || !slices.Contains(got, 11) {
+		t.Errorf("results %v, want one reminder (1-8) and 9, 10, 11", got)
+	}
+	shown := q
+	shown.Exclude = []mynah.MessageID{5} // a reminder in the prompt already
+	if got := searchIDs(t, h, DefaultOptions(), shown); reminders(got) != 0 {
+		t.Errorf("with reminder 5 in the prompt: results %v, want no reminder (1-8)", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "distinct")
+	if got := searchIDs(t, h, off, q); reminders(got) < 2 {
+		t.Errorf("without distinct: %v, want the reminders to repeat; the test does not show what it does", got)
+	}
+	q.Now = t0.Add(8*24*time.Hour + 2*time.Hour)
+	rs, err = NewSearcher(h, DefaultOptions(), nil).SearchMany(t.Context(), q, []string{"water the plants yesterday", "water the plants on April 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resultIDs(rs); !slices.Contains(got, 8) || !slices.Contains(got, 2) {
+		t.Errorf("SearchMany: results %v, want the reminders of 8 and 2 April (8 and 2)", got)
+	}
+}

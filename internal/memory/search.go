@@ -39,6 +39,9 @@ type Result struct {
 	// for a note.
 	Source  string
 	Message *mynah.Message // the whole message, for KindMessage
+	// Repeats is how many other messages found said word for word what this one says
+	// (see Options.Distinct): left out of the results, this one standing for them.
+	Repeats int
 }
 
 // Query is one search.
@@ -198,6 +201,11 @@ type Options struct {
 	// Aggregate): a message next to a better result (one id away, the same hour) has its
 	// score multiplied by 1-Diversity for each, so another conversation's turn comes in.
 	Diversity float64
+	// Distinct leaves out a message that says word for word what a better one of the
+	// same chat and sender said (case and spacing aside): a greeting a bot posts every
+	// morning, a text pasted twice, the "ok" of every day. Ten copies of one thing would
+	// fill the results with one answer and push out the others.
+	Distinct bool
 	// Cover makes the results of a query for several things (see Aggregate) that joins
 	// them with "and" ("how many days in Japan and Chicago?"), or of one asking which of
 	// two came first ("which did I adopt first, Susie or Seraphim?": see compares), hold
@@ -246,7 +254,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.7, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourSpread: 0.5, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Whole: 0.5, Kinds: true, Places: true, Variants: true, PastForms: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Distinct: true, Whole: 0.5, Kinds: true, Places: true, Variants: true, PastForms: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -293,9 +301,10 @@ func (s *Searcher) Location() *time.Location { return s.loc }
 
 // candidate is a message being ranked.
 type candidate struct {
-	msg   mynah.Message
-	score float64
-	words int // bodyWords of msg, counted on first use; 0: not yet
+	msg     mynah.Message
+	score   float64
+	words   int // bodyWords of msg, counted on first use; 0: not yet
+	repeats int // the other candidates saying the same, left out (see distinct)
 }
 
 // bodyWords is bodyWords(&c.msg), counted once.
@@ -415,16 +424,22 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if s.opts.Diversity > 0 && several {
 		cands = s.diversify(cands, k+len(q.Exclude))
 	}
-	cands = slices.DeleteFunc(cands, func(c *candidate) bool {
+	shown := func(c *candidate) bool { // in the prompt already
 		return (q.Chat == 0 || c.msg.Chat.ID == q.Chat) && slices.Contains(q.Exclude, c.msg.ID)
-	})
+	}
+	if s.opts.Distinct {
+		cands = distinct(cands, shown)
+	}
+	cands = slices.DeleteFunc(cands, shown)
 	if covered != nil {
 		cands = cover(cands, k, covered)
 	}
 
 	out := make([]Result, 0, k)
 	for _, c := range cands[:min(k, len(cands))] {
-		out = append(out, messageResult(c.msg, c.score, terms))
+		r := messageResult(c.msg, c.score, terms)
+		r.Repeats = c.repeats
+		out = append(out, r)
 	}
 	return s.addNotes(ctx, q, terms, out, k)
 }

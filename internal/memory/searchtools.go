@@ -120,8 +120,8 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 		if r.Chat != c.Chat.ID {
 			where = fmt.Sprintf(" in chat %d", r.Chat)
 		}
-		fmt.Fprintf(&b, "[%s, #%d%s] %s (score %.2f): %s\n", SaidAt(r.Time, now, t.searcher.Location()), r.MessageID,
-			where, r.Message.Sender.Name(), r.Score, r.Snippet)
+		fmt.Fprintf(&b, "[%s, #%d%s] %s (score %.2f%s): %s\n", SaidAt(r.Time, now, t.searcher.Location()), r.MessageID,
+			where, r.Message.Sender.Name(), r.Score, RepeatsNote(r.Repeats), r.Snippet)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
@@ -215,4 +215,16 @@ func (t GetTool) Run(ctx context.Context, c tool.Call) (string, error) {
 		return "", fmt.Errorf("message %d is not in this chat's history", id)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// RepeatsNote says how many more times a result's words were said (Result.Repeats), as
+// ", said 3 more times"; "" for none.
+func RepeatsNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return ", said once more"
+	}
+	return fmt.Sprintf(", said %d more times", n)
 }
