@@ -783,6 +783,14 @@ func TestDistinct(t *testing.T) {
 	if reminders(got) != 1 || !slices.Contains(got, 9) || !slices.Contains(got, 10) || !slices.Contains(got, 11) {
 		t.Errorf("results %v, want one reminder (1-8) and 9, 10, 11", got)
 	}
+	out, err := NewSearchTool(NewSearcher(h, DefaultOptions(), nil)).Run(t.Context(), tool.Call{Agent: "a", Chat: chat,
+		Args: json.RawMessage(`{"query":"plants on the balcony"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out, "Reminder: water the plants") != 1 || !strings.Contains(out, "said 7 more times") {
+		t.Errorf("memory_search:\n%s\nwant the reminder once, said 7 more times", out)
+	}
 	shown := q
 	shown.Exclude = []mynah.MessageID{5} // a reminder in the prompt already
 	if got := searchIDs(t, h, DefaultOptions(), shown); reminders(got) != 0 {
