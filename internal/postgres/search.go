@@ -248,8 +248,12 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	said, err := db.probe(ctx, sc, terms, saidParts(parts))
+	if err != nil {
+		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	}
 	scorer := newIDF(docs, tokens, weight)
-	scored, partial, err := db.rankTerms(ctx, sc, terms, counts, counts, b, parts, scorer)
+	scored, partial, err := db.rankTerms(ctx, sc, terms, said, counts, b, parts, scorer)
 	if err != nil {
 		return nil, fail(ctx, err, "search history of %s", q.Agent)
 	}
@@ -269,6 +273,13 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	return hits, nil
 }
 
+// saidParts are parts without the conversation before a message: a term is split into
+// rare and common by its matches in the messages that say it, as the SQLite store's
+// saidColumns says; its idf stays its matches in every part, as FTS5 counts them.
+func saidParts(parts []string) []string {
+	return slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return p == previousPart })
+}
+
 // newIDF returns the BM25 scorer of terms with counts in a scope of docs entries and
 // tokens in all, parts weighed by weight.
 func newIDF(docs, tokens int64, weight map[string]float64) func(counts []int64) *bm25 {
@@ -283,8 +294,9 @@ type boosting struct {
 }
 
 // rankTerms scores the entries of the scope sc that match terms, best first: counts are
-// the terms' matches in sc, which split them into rare, common and very common
-// (termcount.Split), and idf their matches in the search's whole scope, which weigh them.
+// the terms' matches in sc where they are said (saidParts), which split them into rare,
+// common and very common (termcount.Split), and idf their matches in the search's whole
+// scope, which weigh them.
 // As SearchHistory says, the
 // entries with a rare term are ranked by every term but the very common ones, and a search
 // of common terms alone ranks the newest matches of any and of the least common meeting
@@ -347,7 +359,7 @@ func (db *DB) addWithin(ctx context.Context, q mynah.SearchQuery, sc searchScope
 	}
 	w := sc
 	w.first, w.last = first, last
-	n, err := db.probe(ctx, w, terms, parts)
+	n, err := db.probe(ctx, w, terms, saidParts(parts))
 	if err != nil {
 		return nil, err
 	}
