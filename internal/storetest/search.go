@@ -601,3 +601,31 @@ func testSearchTypos(t *testing.T, b Backend) {
 		t.Errorf("search for unicron in the chat that says unicorn = %v, want all %d", got, len(texts))
 	}
 }
+
+// testSearchCountsSaid: a word is rare or common by the messages that say it, not counted
+// again in the conversation before each message after it. Said in 400 messages of a chat
+// (fewer than termcount.Common), each followed by a reply, "kayak" is ranked in all its
+// matches, and the oldest message, which says it four times, comes first; counted in the
+// replies' previous column too (800), it was ranked in its newest 500 matches only, and
+// that message was not found.
+func testSearchCountsSaid(t *testing.T, b Backend) {
+	s := b.Open(t)
+	t0 := time.Date(2025, 5, 1, 9, 0, 0, 0, time.UTC)
+	var msgs []mynah.Message
+	for i := 1; i <= 800; i++ {
+		m := mynah.Message{ID: mynah.MessageID(i), Time: t0.Add(time.Duration(i) * time.Minute), Sender: mynah.User{ID: 1, FirstName: "Ann"},
+			Text: "we took the kayak out again"}
+		if i == 1 {
+			m.Text = "kayak, kayak, kayak: my first kayak trip on the river"
+		}
+		if i%2 == 0 {
+			m.Sender, m.Text = mynah.User{ID: 2, FirstName: "Bob"}, "nice, how was the weather?"
+		}
+		msgs = append(msgs, m)
+	}
+	importMessages(t, s, agentA, dm, msgs...)
+	got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: dm.ID, Terms: []string{"kayak"}, ContextWeight: 2, PreviousWeight: 0.4, Limit: 10})
+	if len(got) == 0 || got[0] != 1 {
+		t.Errorf("search for kayak: %v, want message 1 first", got)
+	}
+}

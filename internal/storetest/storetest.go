@@ -147,6 +147,7 @@ func Run(t *testing.T, b Backend) {
 			{"SearchStemsAndFolds", testSearchStems},
 			{"SearchRanksBM25", testSearchRanks},
 			{"SearchUnknownTermKeepsOthers", testSearchUnknownTerm},
+			{"SearchCountsWhatIsSaid", testSearchCountsSaid},
 			{"SearchEscapesSyntax", testSearchEscapes},
 			{"SearchFollowsEdits", testSearchEdits},
 			{"SearchScopes", testSearchScopes},
