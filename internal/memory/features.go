@@ -675,8 +675,7 @@ func distinct(cands []*candidate, shown func(*candidate) bool) []*candidate {
 }
 
 // saidKey names what m says, for distinct: its chat, its sender and its words, case and
-// spacing aside. A message of no text (a photo) has none (false): its media
-// differ.
+// spacing aside. A message of no text (a photo) has none (false): its media differ.
 func saidKey(m *mynah.Message) (string, bool) {
 	text := strings.Join(strings.Fields(strings.ToLower(m.Text)), " ")
 	if text == "" {
