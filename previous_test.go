@@ -26,6 +26,9 @@ func TestPreviousContext(t *testing.T) {
 		{"stored first, said a second later", "yes", "", []mynah.PreviousMessage{{at.Add(time.Second), "is it raining?"}}, "is it raining?"},
 		{"a reply, whenever", "yes", "is it raining?", []mynah.PreviousMessage{{at.Add(-48 * time.Hour), "is it raining?"}}, "is it raining?"},
 		{"a reply, then the message before", "yes", "the cake?", []mynah.PreviousMessage{{at, "and the venue?"}}, "and the venue? the cake?"},
+		{"after a long answer", "thanks!", "", []mynah.PreviousMessage{{at, words(149) + " more?"}, {at, "is it raining?"}}, ""},
+		{"after a shorter answer", "thanks!", "", []mynah.PreviousMessage{{at, words(147) + " more?"}, {at, "is it raining?"}}, words(98) + " more?"},
+		{"a reply to a long answer", "thanks!", words(149) + " more?", []mynah.PreviousMessage{{at, words(149) + " more?"}}, words(98) + " more?"},
 	} {
 		if got := mynah.PreviousContext(c.body, at, c.reply, c.prev); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)

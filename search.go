@@ -138,9 +138,17 @@ type HistorySearch interface {
 // message of that length or longer stands on its own. Messages more than ContextGap before
 // it belong to another conversation; the text it replies to is its context whenever it
 // was written.
+//
+// A message of LongWords words or more (an assistant's answer at length, a pasted text)
+// is a conversation of its own: the message after it is not read with it, nor with what
+// came before it. Its last words are mostly about itself, and lent to the short turn
+// after it they made that turn match what the long one says, crowding out the turns that
+// say it (7 December, TestAssistantHaystack: +1 to +2 questions of 43 in three of four
+// shapes; LoCoMo's halves, whose turns are shorter, unchanged).
 const (
 	ContextWords = 100
 	ContextGap   = time.Hour
+	LongWords    = 150
 )
 
 // PreviousMessage is a message before the one being indexed (see PreviousContext).
@@ -172,8 +180,9 @@ func PreviousFromJSON(s string) ([]PreviousMessage, error) {
 // previous column, weighed by SearchQuery.PreviousWeight): the last words of reply (the
 // text it replies to) and of before (the messages before it in its chat, nearest first;
 // those more than ContextGap before or after at, when it was sent, are not its
-// conversation: ids follow times in a chat, but not always in an import), so
-// that body and its context hold ContextWords words at most. A message that long has
+// conversation: ids follow times in a chat, but not always in an import; nor is one of
+// LongWords words or more, nor those before it), so that body and its context hold
+// ContextWords words at most. A message that long has
 // none: it says what it is about by itself, and a long message's words would only add
 // unrelated matches, and length, to the short one after it. Words are counted as the
 // index's tokenizer splits them (letters, digits and combining marks). Every store writes
@@ -190,6 +199,9 @@ func PreviousContext(body string, at time.Time, reply string, before []PreviousM
 	for _, p := range before {
 		if d := at.Sub(p.Time); d > ContextGap || d < -ContextGap {
 			break // an earlier conversation, or a later one stored first (an import's ids)
+		}
+		if countWords(p.Text) >= LongWords {
+			break // a conversation of its own
 		}
 		if p.Text != reply {
 			parts = append(parts, p.Text)
