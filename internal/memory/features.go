@@ -653,7 +653,10 @@ func Ablate(o Options, names ...string) (Options, error) {
 func distinct(cands []*candidate, shown func(*candidate) bool) []*candidate {
 	first := make(map[string]*candidate, len(cands))
 	for _, c := range cands {
-		if k, ok := saidKey(&c.msg); ok && shown(c) && first[k] == nil {
+		if !shown(c) {
+			continue
+		}
+		if k, ok := saidKey(&c.msg); ok && first[k] == nil {
 			first[k] = c
 		}
 	}
