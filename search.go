@@ -182,11 +182,11 @@ func PreviousFromJSON(s string) ([]PreviousMessage, error) {
 // those more than ContextGap before or after at, when it was sent, are not its
 // conversation: ids follow times in a chat, but not always in an import; nor is one of
 // LongWords words or more, nor those before it), so that body and its context hold
-// ContextWords words at most. A message that long has
-// none: it says what it is about by itself, and a long message's words would only add
-// unrelated matches, and length, to the short one after it. Words are counted as the
-// index's tokenizer splits them (letters, digits and combining marks). Every store writes
-// the column with it, so that every store ranks alike.
+// ContextWords words at most. A message that long has none: it says what it is about by
+// itself, and a long message's words would only add unrelated matches, and length, to
+// the short one after it. Words are counted as the index's tokenizer splits them
+// (letters, digits and combining marks). Every store writes the column with it, so that
+// every store ranks alike.
 func PreviousContext(body string, at time.Time, reply string, before []PreviousMessage) string {
 	budget := ContextWords - countWords(body)
 	if budget <= 0 {

@@ -248,9 +248,11 @@ func (db *DB) SearchHistory(ctx context.Context, q mynah.SearchQuery) ([]mynah.S
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	said, err := db.probe(ctx, sc, terms, saidParts(parts))
-	if err != nil {
-		return nil, fail(ctx, err, "search history of %s", q.Agent)
+	said := counts // without the previous part, what every part holds is what is said
+	if sp := saidParts(parts); len(sp) < len(parts) {
+		if said, err = db.probe(ctx, sc, terms, sp); err != nil {
+			return nil, fail(ctx, err, "search history of %s", q.Agent)
+		}
 	}
 	scorer := newIDF(docs, tokens, weight)
 	scored, partial, err := db.rankTerms(ctx, sc, terms, said, counts, b, parts, scorer)
