@@ -61,6 +61,68 @@ func (s *Searcher) boostAsker(cands []*candidate, query string) {
 	}
 }
 
+// answersOf is how many of the person's best candidates answerYou gives the agent's
+// answer to the score of.
+const answersOf = 3
+
+// answerYou returns cands with the agent side's answer to each of the answersOf best of
+// the person's (see agentSide) scoring at least Options.Answers times that one, for a
+// question of what the agent's side said alone (see askedOf); an answer is the agent
+// side's first message among the NeighbourGap after the person's, within neighbourHour
+// of it, and is read from the store when not a candidate. A search of one person's
+// words (q.Sender) is left as it is.
+func (s *Searcher) answerYou(ctx context.Context, q Query, cands []*candidate) ([]*candidate, error) {
+	if s.opts.Answers <= 0 || q.Sender != 0 || len(cands) == 0 {
+		return cands, nil
+	}
+	if self, you := askedOf(q.Text); self || !you {
+		return cands, nil
+	}
+	agent := agentSide(cands)
+	agents := map[mynah.UserID]bool{} // the agent side's senders among cands
+	var person []*candidate
+	for i, c := range cands {
+		if agent[i] {
+			agents[c.msg.Sender.ID] = true
+		} else {
+			person = append(person, c)
+		}
+	}
+	if len(agents) == 0 || len(person) == 0 {
+		return cands, nil
+	}
+	slices.SortStableFunc(person, func(a, b *candidate) int { return cmpDesc(a.score, b.score) })
+	byKey := make(map[string]*candidate, len(cands))
+	for _, c := range cands {
+		byKey[messageKey(c.msg.Chat.ID, c.msg.ID)] = c
+	}
+	gap := max(s.opts.NeighbourGap, 1)
+	for _, p := range person[:min(answersOf, len(person))] {
+		after, err := s.store.Around(ctx, q.Agent, p.msg.Chat.ID, p.msg.ID, 0, gap)
+		if err != nil {
+			return nil, fmt.Errorf("memory: reading the answer to message %d: %w", p.msg.ID, err)
+		}
+		for _, m := range after {
+			if m.ID <= p.msg.ID || m.Time.Sub(p.msg.Time) > neighbourHour || q.later(m.Time) {
+				continue
+			}
+			if !byAgent(&m) && !agents[m.Sender.ID] {
+				continue
+			}
+			key := messageKey(m.Chat.ID, m.ID)
+			a := byKey[key]
+			if a == nil {
+				a = &candidate{msg: m}
+				byKey[key] = a
+				cands = append(cands, a)
+			}
+			a.score = max(a.score, s.opts.Answers*p.score)
+			break
+		}
+	}
+	return cands, nil
+}
+
 // askedOf reports whether query asks in the first person ("what did I paint?", "where
 // did my sister move?") and of "you" ("what did you recommend?"). The "you" of a request
 // ("can you remind me where my sister moved?", "do you remember…") asks nothing of the
@@ -553,6 +615,8 @@ func Features() []Feature {
 			func(o *Options) { o.SpeakerBoost = 0 }, func(o *Options) { o.SpeakerBoost = 0.2 }},
 		{"asker", "a question in the first person (\"what did I paint?\") prefers what the person said to what an assistant said, one of you (\"what did you recommend?\") what the assistant said",
 			func(o *Options) { o.AskerBoost = 0 }, func(o *Options) { o.AskerBoost = 1 }},
+		{"answers", "a question of what the assistant said (\"which tent did you recommend?\") gets the assistant's answers to the person's messages that match it",
+			func(o *Options) { o.Answers = 0 }, func(o *Options) { o.Answers = 1 }},
 		{"gather", "a query asking for several things a person did (how many, what has Ann read) weighs their words twice as much",
 			func(o *Options) { o.SpeakerGather = 0 }, func(o *Options) { o.SpeakerGather = 2 }},
 		{"lift", "the words of a person the query names come first also where they wrote so much of the chat that the index does not weigh the name",

@@ -809,3 +809,31 @@ func TestDistinct(t *testing.T) {
 		t.Errorf("SearchMany: results %v, want the reminders of 8 and 2 April (8 and 2)", got)
 	}
 }
+
+// TestAnswers: asked what the assistant suggested, the search returns the assistant's
+// answer to the person's message about it, though the answer shares no word with the
+// question, before the assistant's other suggestions that share some; asked of the
+// person's own words, it does not.
+func TestAnswers(t *testing.T) {
+	t0 := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: two big terracotta pots sit by the back door in full sun and I fancy dahlias in them this summer, which ones stay compact?",
+		"+1 Mynah: The Gallery series is bred for exactly this: 'Gallery Art Nouveau' or 'Gallery Singer' stay about 40cm tall, need no staking and flower from July until the first frosts.",
+		"+3000 Alice: the puppy cries in his crate at night",
+		"+3001 Mynah: I suggest leaving the crate door open in the day, so he goes in by himself",
+		"+5000 Alice: the front door squeaks",
+		"+5001 Mynah: I would suggest a drop of oil on the door hinges",
+	)
+	q := Query{Text: "Which dahlias did you suggest for the pots by my back door?", K: 2}
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 2 {
+		t.Errorf("results %v, want the answer about dahlias (2) first", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "answers")
+	if got := searchIDs(t, h, off, q); slices.Contains(got, 2) {
+		t.Errorf("without answers: %v, want no 2; the test does not show what it does", got)
+	}
+	q.Text = "Which dahlias did I want for the pots by the back door?"
+	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
+		t.Errorf("asked of the person's words: results %v, want their message (1) first", got)
+	}
+}

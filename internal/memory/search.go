@@ -197,6 +197,13 @@ type Options struct {
 	// holds what "what did I make at the workshop?" asks, as a long message that says
 	// "make" beside "workshop" does.
 	Whole float64
+	// Answers makes, for a question of what the agent's side said ("which tent did you
+	// recommend for our trip?"; see askedOf), the agent's answer to each of the three
+	// best of the person's candidates score at least Answers times that candidate's score
+	// (before the asker's boost lifts it further; see answerYou): the question names what
+	// the person asked about, in their words, and the answer, long and in other words
+	// ("the Gallery series stays 40cm tall"), is what it asks for.
+	Answers float64
 	// Diversity spreads the results of a query asking for several things over time (see
 	// Aggregate): a message next to a better result (one id away, the same hour) has its
 	// score multiplied by 1-Diversity for each, so another conversation's turn comes in.
@@ -254,7 +261,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.7, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourSpread: 0.5, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Distinct: true, Whole: 0.5, Kinds: true, Places: true, Variants: true, PastForms: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, Places: true, Variants: true, PastForms: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -406,6 +413,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	whole := s.wholes(cands, asked, len(past) > 0)
 	s.weighLength(cands, whole)
+	if cands, err = s.answerYou(ctx, q, cands); err != nil {
+		return nil, err
+	}
 	s.boostSpeakers(cands, q.Text)
 	s.boostAsker(cands, q.Text)
 	s.smooth(cands, several)
