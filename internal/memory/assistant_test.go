@@ -272,7 +272,7 @@ func beatPlain(t *testing.T, what string, db memory.History, chat mynah.ChatID, 
 	}
 }
 
-// assistantHaystack hides the history (assistantChat) in a chat of n messages, as a
+// assistantHaystack hides the history in file name (assistantChat) in a chat of n messages, as a
 // person's few telling sessions hide in a long history with an assistant: the rest is
 // LoCoMo's sessions made long turns (longTurns), repeated as n needs, each at a time
 // spread over the year, and spoken by the person and the assistant. With mixed, by turn
@@ -280,8 +280,8 @@ func beatPlain(t *testing.T, what string, db memory.History, chat mynah.ChatID, 
 // person's turns are short and long, as those of a person who pastes texts to an
 // assistant; otherwise the long turns are all the assistant's. It returns the messages,
 // numbered 1… in time order, the questions, and the id of each of their evidence turns.
-func assistantHaystack(tb testing.TB, convs []locomo.Conversation, n int, long, mixed bool) ([]mynah.Message, []assistantQuestion, map[string]mynah.MessageID) {
-	sessions, questions := assistantSessions(tb, "history.json", long)
+func assistantHaystack(tb testing.TB, name string, convs []locomo.Conversation, n int, long, mixed bool) ([]mynah.Message, []assistantQuestion, map[string]mynah.MessageID) {
+	sessions, questions := assistantSessions(tb, name, long)
 	var locomoSessions []assistantSession
 	for _, c := range longTurns(convs) {
 		for i, t := range c.Turns {
@@ -328,21 +328,23 @@ func TestAssistantHaystack(t *testing.T) {
 			t.Fatalf("MYNAH_ASSISTANT_HAYSTACK: %v", err)
 		}
 	}
-	for _, mixed := range []bool{false, true} {
-		for _, long := range []bool{false, true} {
-			msgs, questions, ids := assistantHaystack(t, convs, n, long, mixed)
-			db := openStore(t)
-			chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
-			for batch := range slices.Chunk(msgs, 5000) {
-				if _, err := db.ImportMessages(t.Context(), "a", chat, batch); err != nil {
+	for _, name := range assistantHistories {
+		for _, mixed := range []bool{false, true} {
+			for _, long := range []bool{false, true} {
+				msgs, questions, ids := assistantHaystack(t, name, convs, n, long, mixed)
+				db := openStore(t)
+				chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
+				for batch := range slices.Chunk(msgs, 5000) {
+					if _, err := db.ImportMessages(t.Context(), "a", chat, batch); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := db.IndexPending(t.Context()); err != nil { // as an import does
 					t.Fatal(err)
 				}
+				what := fmt.Sprintf("%s in %d messages, the person's turns short and long %v, long sessions %v", name, len(msgs), mixed, long)
+				beatPlain(t, what, db, chat.ID, questions, ids)
 			}
-			if _, err := db.IndexPending(t.Context()); err != nil { // as an import does
-				t.Fatal(err)
-			}
-			what := fmt.Sprintf("%d messages, the person's turns short and long %v, long sessions %v", len(msgs), mixed, long)
-			beatPlain(t, what, db, chat.ID, questions, ids)
 		}
 	}
 }
