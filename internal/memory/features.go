@@ -417,6 +417,13 @@ func (s *Searcher) weighTime(cands []*candidate, tq TimeQuery) {
 			}
 		}
 	}
+	if s.opts.MoneyBoost > 0 && asksMoney(tq.Text) {
+		for _, c := range cands {
+			if saysMoney(c.msg.Text) {
+				c.score *= 1 + s.opts.MoneyBoost
+			}
+		}
+	}
 	if tq.Recent && s.opts.RecentBoost > 0 && len(cands) > 1 {
 		lo, hi := cands[0].msg.Time, cands[0].msg.Time
 		for _, c := range cands {
@@ -643,6 +650,8 @@ func Features() []Feature {
 			func(o *Options) { o.Distinct = false }, func(o *Options) { o.Distinct = true }},
 		{"dated", "a query asking when prefers messages that date what they tell",
 			func(o *Options) { o.DatedBoost = 0 }, func(o *Options) { o.DatedBoost = 0.15 }},
+		{"money", "a question of money (\"how much did I spend on…\") prefers messages that name an amount of it (\"$85\", \"40 euros\")",
+			func(o *Options) { o.MoneyBoost = 0 }, func(o *Options) { o.MoneyBoost = 0.3 }},
 		{"recent", "a query asking for the latest state prefers newer messages (off by default)",
 			func(o *Options) { o.RecentBoost = 0 }, func(o *Options) { o.RecentBoost = 0.2 }},
 		{"whole", "a message holding every word of the query comes first, before those the other features bring up by what is around them, and bears only the square root of the length prior",

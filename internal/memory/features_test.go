@@ -837,3 +837,45 @@ func TestAnswers(t *testing.T) {
 		t.Errorf("asked of the person's words: results %v, want their message (1) first", got)
 	}
 }
+
+// TestMoney: asked how much was spent, the message that names the price comes before the
+// others that share the question's words; a question of time spent is not one of money.
+func TestMoney(t *testing.T) {
+	t0 := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: I love my long bike rides along the river on a sunny Sunday morning, with coffee at the little kiosk by the bridge",
+		"+1000 Alice: my bike looks so shiny after the wash, like brand new again, I scrubbed it the whole afternoon out in the yard",
+		"+2000 Alice: had the chain and cassette done at the bike shop today, $85 with my discount",
+	)
+	q := Query{Text: "How much did I spend on bike repairs?", K: 1}
+	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Equal(got, []mynah.MessageID{3}) {
+		t.Errorf("results %v, want the message with the price (3)", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "money")
+	if got := searchIDs(t, h, off, q); slices.Contains(got, 3) {
+		t.Errorf("without money: %v, want another first; the test does not show what it does", got)
+	}
+	for text, want := range map[string]bool{
+		"How much did I spend on bike repairs?":    true,
+		"What did the car cost me altogether?":     true,
+		"How much is my rent now?":                 true,
+		"Скільки я витратив на велосипед?":         true,
+		"Сколько стоил ремонт?":                    true,
+		"How much time did I spend on the thesis?": false,
+		"How many days did I spend in Rome?":       false,
+		"What did I buy in May?":                   false,
+	} {
+		if got := asksMoney(text); got != want {
+			t.Errorf("asksMoney(%q) = %v, want %v", text, got, want)
+		}
+	}
+	for text, want := range map[string]bool{
+		"chain done at the bike shop, $85": true, "it was £13,950 from a dealer": true, "40 euros for both": true,
+		"paid 500 грн": true, "like 20 bucks": true, "12 € a month": true, "she ran 85 km": false, "back in 2019": false,
+		"the $ sign": false,
+	} {
+		if got := saysMoney(text); got != want {
+			t.Errorf("saysMoney(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

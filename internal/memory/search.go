@@ -182,6 +182,11 @@ type Options struct {
 	// DatedBoost multiplies by 1+DatedBoost, for a query asking when ("when did…", "what
 	// year…"), the score of a message that dates what it tells ("last Sunday", "in 2019").
 	DatedBoost float64
+	// MoneyBoost multiplies by 1+MoneyBoost, for a question of money ("how much did I
+	// spend on the bike?", "what did the car cost?"; see asksMoney), the score of a
+	// message that names an amount of it ("$85", "40 euros"; see saysMoney): what was
+	// paid is told with its price, in other words than the question's.
+	MoneyBoost float64
 	// RecentBoost favours, for a query asking for the latest state ("current", "still",
 	// "recently"), newer candidates: a score is multiplied by 1+RecentBoost·r, r from 0 for
 	// the oldest candidate to 1 for the newest.
@@ -261,7 +266,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.7, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourSpread: 0.5, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, Places: true, Variants: true, PastForms: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, Places: true, Variants: true, PastForms: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.

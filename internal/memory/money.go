@@ -1,0 +1,48 @@
+package memory
+
+import (
+	"regexp"
+	"strings"
+)
+
+// moneyWords ask for an amount of money: "how much did I spend on…", "what did the car
+// cost me?", "how much is my rent?", in English, Ukrainian and Russian (their common
+// forms; a question asks with few of them).
+var moneyWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("cost costs costed spend spends spent spending pay pays paid paying price prices priced " +
+		"earn earns earned earning raise raised raising save saved saving owe owes owed charge charged budget rent salary " +
+		"bill bills money fee fees expense expenses expensive cheap cheaper afford total " +
+		"коштує коштував коштувала коштувало коштували витратив витратила витратили заплатив заплатила заплатили " +
+		"ціна ціну гроші грошей зарплата оренда стоит стоил стоила стоило стоили потратил потратила потратили " +
+		"заплатил заплатила заплатили цена цену деньги денег зарплата аренда") {
+		m[w] = true
+	}
+	return m
+}()
+
+// notMoney are the words with which a question of spending asks for time or a count
+// instead: "how much time did I spend…", "how long", "how many days did I spend…".
+var notMoney = map[string]bool{"time": true, "long": true, "hours": true, "minutes": true, "days": true, "weeks": true,
+	"nights": true, "times": true, "часу": true, "времени": true, "днів": true, "дней": true, "годин": true, "часов": true}
+
+// asksMoney reports whether query asks for an amount of money (see moneyWords), not for
+// time or a count spent (see notMoney).
+func asksMoney(query string) bool {
+	money := false
+	for _, w := range splitWords(strings.ToLower(query)) {
+		if notMoney[w] {
+			return false
+		}
+		money = money || moneyWords[w]
+	}
+	return money
+}
+
+// amountRE matches an amount of money: a currency sign before or after a number ("$85",
+// "£13,950", "40 €", "₴500"), or a number before a currency's name or code ("85
+// dollars", "20 bucks", "40 EUR", "500 грн").
+var amountRE = regexp.MustCompile(`(?i)[$£€¥₹₴₽]\s?\d|\d[\d,.]*\s?(?:[$£€¥₹₴₽]|(?:k\s)?(?:dollars?|bucks|euros?|pounds|quid|usd|eur|gbp|cad|aud|chf|inr|rupees|грн|гривень|гривні|гривня|гривні|руб|рублів|рублей|рубля|доларів|долари|долларов|доллара|євро|евро)(?:[^\p{L}]|$))`)
+
+// saysMoney reports whether text holds an amount of money (see amountRE).
+func saysMoney(text string) bool { return amountRE.MatchString(text) }
