@@ -658,6 +658,8 @@ func Features() []Feature {
 			func(o *Options) { o.Whole = 0 }, func(o *Options) { o.Whole = 0.5 }},
 		{"kinds", "a query asking for things of a kind (\"what pets\", \"which instrument\") also searches for the things of that kind (dog, guitar)",
 			func(o *Options) { o.Kinds = false }, func(o *Options) { o.Kinds = true }},
+		{"searchkinds", "a question asking for several things of a kind (\"how many countries\", \"what pets\") also searches for the things themselves (Prague, kitten), not only where they meet its other words",
+			func(o *Options) { o.SearchKinds = false }, func(o *Options) { o.SearchKinds = true }},
 		{"places", "a query naming a place also searches for the places in it (\"when did Ann visit Italy?\": Rome, Venice), where they meet its other words",
 			func(o *Options) { o.Places = false }, func(o *Options) { o.Places = true }},
 		{"variants", "a query's words are also searched as the other words a chat uses for them (\"gf\" for girlfriend, \"bday\" for birthday), where they meet its other words, and two of them as the one word a chat writes (\"roadtrip\" for road trip)",

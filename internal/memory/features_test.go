@@ -879,3 +879,25 @@ func TestMoney(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchKinds: asked how many countries, the search finds the message that names a
+// city visited and nothing else the question says.
+func TestSearchKinds(t *testing.T) {
+	t0 := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: back from a long weekend in Prague with the gang, the castle was worth the climb",
+		"+1000 Alice: the list of countries I'd love to see one day is endless",
+		"+2000 Alice: I need to travel less for work next year",
+	)
+	q := Query{Text: "How many countries did I travel to this year?", K: 3}
+	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Contains(got, 1) {
+		t.Errorf("results %v, want the weekend in Prague (1)", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "searchkinds")
+	if got := searchIDs(t, h, off, q); slices.Contains(got, 1) {
+		t.Errorf("without searchkinds: %v, want no 1; the test does not show what it does", got)
+	}
+	if got := severalThings(splitWords("which country is prague in?")); got != nil {
+		t.Errorf("severalThings of one country asked for: %v, want none", got)
+	}
+}

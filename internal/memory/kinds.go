@@ -208,6 +208,23 @@ func kindWords(words []string, more *extra) {
 	}
 }
 
+// severalThings returns the things of the kinds a query asks for as several ("what pets",
+// "how many countries"; see kindWords), but the query's own words: English kinds only
+// (see Options.SearchKinds). words are the query's, lower-cased.
+func severalThings(words []string) []string {
+	var out []string
+	for i, w := range words {
+		if k, plural := kindOf(w); k != "" && plural && askedBefore(words, i) {
+			for _, t := range kinds[k] {
+				if !slices.Contains(out, t) && !slices.Contains(words, t) {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // extra collects the words added to a query's: each once, and none of its own.
 type extra struct {
 	have map[string]bool

@@ -71,7 +71,7 @@ func TestPlaces(t *testing.T) {
 		return ids
 	}
 	noPlaces, _ := memory.Ablate(memory.DefaultOptions(), "places")
-	noKinds, _ := memory.Ablate(memory.DefaultOptions(), "kinds")
+	noKinds, _ := memory.Ablate(memory.DefaultOptions(), "kinds", "searchkinds")
 	for _, c := range []struct {
 		store *sqlite.DB
 		query string

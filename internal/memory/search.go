@@ -230,6 +230,12 @@ type Options struct {
 	// is a time, and in a long history the things' words meet the query's elsewhere
 	// (TestLoCoMoHaystack's temporal questions lost 0.007 with them).
 	Kinds bool
+	// SearchKinds searches, for a question asking for several things of a kind ("how
+	// many countries did I visit?", "what pets do we have?"; see severalThings), the
+	// things of that kind as words of the question, not only where they meet its other
+	// words (Kinds): each answer names one ("a long weekend in Prague", "our new kitten")
+	// and often nothing else the question says.
+	SearchKinds bool
 	// Places weighs in a query naming a place the places in it that people name instead
 	// (see within: "when did Ann visit Italy?", "Rome was amazing"), where they meet the
 	// query's other words, as Kinds does; also in a query asking when, whose answer is told
@@ -266,7 +272,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.7, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourSpread: 0.5, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, Places: true, Variants: true, PastForms: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, SearchKinds: true, Places: true, Variants: true, PastForms: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -386,6 +392,11 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		terms = slices.Concat(terms, compounds(tq.Text))
 	}
 	boost = append(boost, s.addedWords(tq, boost)...)
+	if s.opts.SearchKinds && !tq.When {
+		things := severalThings(splitWords(strings.ToLower(tq.Text)))
+		terms = append(terms, things...)
+		boost = slices.DeleteFunc(boost, func(w string) bool { return slices.Contains(things, w) })
+	}
 	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
 	if timeOnly {
 		// only a time: "what did we talk about yesterday?", "what did we do last
