@@ -7,15 +7,16 @@ import (
 
 // moneyWords ask for an amount of money: "how much did I spend on…", "what did the car
 // cost me?", "how much is my rent?", in English, Ukrainian and Russian (their common
-// forms; a question asks with few of them).
+// forms; a question asks with few of them). Not "save" nor "total": "which recipe did I
+// save?", "the total number of books".
 var moneyWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields("cost costs costed spend spends spent spending pay pays paid paying price prices priced " +
-		"earn earns earned earning raise raised raising save saved saving owe owes owed charge charged budget rent salary " +
-		"bill bills money fee fees expense expenses expensive cheap cheaper afford total " +
+		"earn earns earned earning raise raised raising owe owes owed charge charged budget rent salary " +
+		"bill bills money fee fees expense expenses expensive cheap cheaper afford " +
 		"коштує коштував коштувала коштувало коштували витратив витратила витратили заплатив заплатила заплатили " +
 		"ціна ціну гроші грошей зарплата оренда стоит стоил стоила стоило стоили потратил потратила потратили " +
-		"заплатил заплатила заплатили цена цену деньги денег зарплата аренда") {
+		"заплатил заплатила заплатили цена цену деньги денег аренда") {
 		m[w] = true
 	}
 	return m
@@ -42,7 +43,7 @@ func asksMoney(query string) bool {
 // amountRE matches an amount of money: a currency sign before or after a number ("$85",
 // "£13,950", "40 €", "₴500"), or a number before a currency's name or code ("85
 // dollars", "20 bucks", "40 EUR", "500 грн").
-var amountRE = regexp.MustCompile(`(?i)[$£€¥₹₴₽]\s?\d|\d[\d,.]*\s?(?:[$£€¥₹₴₽]|(?:k\s)?(?:dollars?|bucks|euros?|pounds|quid|usd|eur|gbp|cad|aud|chf|inr|rupees|грн|гривень|гривні|гривня|гривні|руб|рублів|рублей|рубля|доларів|долари|долларов|доллара|євро|евро)(?:[^\p{L}]|$))`)
+var amountRE = regexp.MustCompile(`(?i)[$£€¥₹₴₽]\s?\d|\d[\d,.]*\s?(?:[$£€¥₹₴₽]|(?:k\s)?(?:dollars?|bucks|euros?|pounds|quid|usd|eur|gbp|cad|aud|chf|inr|rupees|грн|гривень|гривні|гривня|руб|рублів|рублей|рубля|доларів|долари|долларов|доллара|євро|евро)(?:[^\p{L}]|$))`)
 
 // saysMoney reports whether text holds an amount of money (see amountRE).
 func saysMoney(text string) bool { return amountRE.MatchString(text) }
