@@ -18,12 +18,12 @@ import (
 )
 
 // assistantHistory is a year of one person's chats with an assistant, shaped like
-// LongMemEval and written for these tests (testdata/assistant): 37 or 38 sessions where
+// LongMemEval and written for these tests (testdata/assistant): 36 to 38 sessions where
 // the person mentions things of their life in passing while asking for something, among
 // 110 sessions of everyday requests with long answers, and 30 to 43 questions of
 // LongMemEval's six kinds, each with the turns that answer it. Nothing of the ranking was
 // tuned on them: they are held out from LoCoMo's text, its speakers and its questions.
-// There are five people (assistantHistories), written at different times by different
+// There are seven people (assistantHistories), written at different times by different
 // hands.
 type assistantHistory struct {
 	Sessions []struct {
@@ -76,8 +76,10 @@ func assistantChat(tb testing.TB, name string, long bool) ([]mynah.Message, []as
 
 // assistantHistories are the files of the people's histories (see assistantHistory): a
 // marketing manager in Leeds, a retired teacher in England, a PhD student in Toronto, a
-// nurse and mother of two in Ohio, a software engineer from Bangalore in Berlin.
-var assistantHistories = []string{"history.json", "history2.json", "history3.json", "history4.json", "history5.json"}
+// nurse and mother of two in Ohio, a software engineer from Bangalore in Berlin, a baker
+// in Melbourne, a junior architect in Chicago.
+var assistantHistories = []string{"history.json", "history2.json", "history3.json", "history4.json", "history5.json",
+	"history6.json", "history7.json"}
 
 // assistantSessions reads the sessions of the history in file name (see assistantChat),
 // in no order, and its questions.
@@ -213,7 +215,7 @@ func (r assistantRecall) mean() (turn, full float64) {
 	return v.turn / float64(v.questions), v.full / float64(v.questions)
 }
 
-// TestAssistantHistory holds the default ranking to beating plain BM25 on each of five
+// TestAssistantHistory holds the default ranking to beating plain BM25 on each of seven
 // chat-assistant histories it was never tuned on (assistantHistory), asked each question
 // at its own time: turn recall@10 above, all-evidence recall@10 not below, with the
 // person's sessions short and long, in either store.

@@ -660,6 +660,8 @@ func Features() []Feature {
 			func(o *Options) { o.Kinds = false }, func(o *Options) { o.Kinds = true }},
 		{"searchkinds", "a question asking for several things of a kind (\"how many countries\", \"what pets\") also searches for the things themselves (Prague, kitten), not only where they meet its other words",
 			func(o *Options) { o.SearchKinds = false }, func(o *Options) { o.SearchKinds = true }},
+		{"related", "a question naming an event or thing with one word (\"conferences\", \"repairs\") also searches the words a chat tells it with (\"a talk\", \"the plumber replaced…\")",
+			func(o *Options) { o.Related = false }, func(o *Options) { o.Related = true }},
 		{"places", "a query naming a place also searches for the places in it (\"when did Ann visit Italy?\": Rome, Venice), where they meet its other words",
 			func(o *Options) { o.Places = false }, func(o *Options) { o.Places = true }},
 		{"variants", "a query's words are also searched as the other words a chat uses for them (\"gf\" for girlfriend, \"bday\" for birthday), where they meet its other words, and two of them as the one word a chat writes (\"roadtrip\" for road trip)",

@@ -901,3 +901,22 @@ func TestSearchKinds(t *testing.T) {
 		t.Errorf("severalThings of one country asked for: %v, want none", got)
 	}
 }
+
+// TestRelated: asked how many conferences, the search finds the message that tells of a
+// talk given at one without naming it a conference.
+func TestRelated(t *testing.T) {
+	t0 := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: I'm giving a 15-minute talk at IAGLR next Wednesday on stormwater ponds",
+		"+1000 Alice: the conference room at work smells of burnt coffee again",
+		"+2000 Alice: my sister wants to present her cake at the village fair",
+	)
+	q := Query{Text: "How many conferences did I present at this year?", K: 3}
+	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Contains(got, 1) {
+		t.Errorf("results %v, want the talk at IAGLR (1)", got)
+	}
+	off, _ := Ablate(DefaultOptions(), "related")
+	if got := searchIDs(t, h, off, q); slices.Contains(got, 1) {
+		t.Errorf("without related: %v, want no 1; the test does not show what it does", got)
+	}
+}

