@@ -78,7 +78,9 @@ type History interface {
 // Options tune ranking. The zero value is plain BM25 over the text of messages, from a
 // pool of 100 candidates; DefaultOptions holds the settings the agent uses. Every setting
 // is a feature (see Features) that was kept only because it raised recall on both halves
-// of LoCoMo, tuned on one and measured on the other (see TestLoCoMoHalves).
+// of LoCoMo, tuned on one and measured on the other (see TestLoCoMoHalves), or, for what
+// LoCoMo does not ask (what "you" suggested, money), left both halves as they were and
+// raised the chat-assistant histories written for the tests (TestAssistantHistory).
 type Options struct {
 	// Pool is how many keyword candidates are ranked; 0 means 100.
 	Pool int
@@ -396,13 +398,16 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		terms = slices.Concat(terms, compounds(tq.Text))
 	}
 	boost = append(boost, s.addedWords(tq, boost)...)
-	if s.opts.SearchKinds && !tq.When {
-		things := severalThings(splitWords(strings.ToLower(tq.Text)))
-		terms = append(terms, things...)
-		boost = slices.DeleteFunc(boost, func(w string) bool { return slices.Contains(things, w) })
-	}
-	if s.opts.Related && !tq.When {
-		terms = append(terms, relatedWords(splitWords(strings.ToLower(tq.Text)))...)
+	if (s.opts.SearchKinds || s.opts.Related) && !tq.When {
+		words := splitWords(strings.ToLower(tq.Text))
+		if s.opts.SearchKinds {
+			things := severalThings(words)
+			terms = append(terms, things...)
+			boost = slices.DeleteFunc(boost, func(w string) bool { return slices.Contains(things, w) })
+		}
+		if s.opts.Related {
+			terms = append(terms, relatedWords(words)...)
+		}
 	}
 	timeOnly := !slices.ContainsFunc(asked, func(w string) bool { return !seasonWord(w) })
 	if timeOnly {
