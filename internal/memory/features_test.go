@@ -41,6 +41,25 @@ func searchIDs(t *testing.T, h History, o Options, q Query) []mynah.MessageID {
 	return resultIDs(rs)
 }
 
+// featureFinds fails t unless the default ranking's results for q hold id and those
+// without feature do not (the test would show nothing otherwise); it returns the
+// default's results.
+func featureFinds(t *testing.T, h History, q Query, feature string, id mynah.MessageID) []mynah.MessageID {
+	t.Helper()
+	got := searchIDs(t, h, DefaultOptions(), q)
+	if !slices.Contains(got, id) {
+		t.Errorf("%q: results %v, want %d", q.Text, got, id)
+	}
+	off, err := Ablate(DefaultOptions(), feature)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if without := searchIDs(t, h, off, q); slices.Contains(without, id) {
+		t.Errorf("%q without %s: %v, want no %d; the test does not show what it does", q.Text, feature, without, id)
+	}
+	return got
+}
+
 func before(ids []mynah.MessageID, a, b mynah.MessageID) bool {
 	i, j := slices.Index(ids, a), slices.Index(ids, b)
 	return i >= 0 && (j < 0 || i < j)
@@ -825,12 +844,8 @@ func TestAnswers(t *testing.T) {
 		"+5001 Mynah: I would suggest a drop of oil on the door hinges",
 	)
 	q := Query{Text: "Which dahlias did you suggest for the pots by my back door?", K: 2}
-	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 2 {
+	if got := featureFinds(t, h, q, "answers", 2); len(got) == 0 || got[0] != 2 {
 		t.Errorf("results %v, want the answer about dahlias (2) first", got)
-	}
-	off, _ := Ablate(DefaultOptions(), "answers")
-	if got := searchIDs(t, h, off, q); slices.Contains(got, 2) {
-		t.Errorf("without answers: %v, want no 2; the test does not show what it does", got)
 	}
 	q.Text = "Which dahlias did I want for the pots by the back door?"
 	if got := searchIDs(t, h, DefaultOptions(), q); len(got) == 0 || got[0] != 1 {
@@ -847,14 +862,7 @@ func TestMoney(t *testing.T) {
 		"+1000 Alice: my bike looks so shiny after the wash, like brand new again, I scrubbed it the whole afternoon out in the yard",
 		"+2000 Alice: had the chain and cassette done at the bike shop today, $85 with my discount",
 	)
-	q := Query{Text: "How much did I spend on bike repairs?", K: 1}
-	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Equal(got, []mynah.MessageID{3}) {
-		t.Errorf("results %v, want the message with the price (3)", got)
-	}
-	off, _ := Ablate(DefaultOptions(), "money")
-	if got := searchIDs(t, h, off, q); slices.Contains(got, 3) {
-		t.Errorf("without money: %v, want another first; the test does not show what it does", got)
-	}
+	featureFinds(t, h, Query{Text: "How much did I spend on bike repairs?", K: 1}, "money", 3) // the one result
 	for text, want := range map[string]bool{
 		"How much did I spend on bike repairs?":    true,
 		"What did the car cost me altogether?":     true,
@@ -889,14 +897,7 @@ func TestSearchKinds(t *testing.T) {
 		"+1000 Alice: the list of countries I'd love to see one day is endless",
 		"+2000 Alice: I need to travel less for work next year",
 	)
-	q := Query{Text: "How many countries did I travel to this year?", K: 3}
-	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Contains(got, 1) {
-		t.Errorf("results %v, want the weekend in Prague (1)", got)
-	}
-	off, _ := Ablate(DefaultOptions(), "searchkinds")
-	if got := searchIDs(t, h, off, q); slices.Contains(got, 1) {
-		t.Errorf("without searchkinds: %v, want no 1; the test does not show what it does", got)
-	}
+	featureFinds(t, h, Query{Text: "How many countries did I travel to this year?", K: 3}, "searchkinds", 1)
 	if got := severalThings(splitWords("which country is prague in?")); got != nil {
 		t.Errorf("severalThings of one country asked for: %v, want none", got)
 	}
@@ -911,12 +912,5 @@ func TestRelated(t *testing.T) {
 		"+1000 Alice: the conference room at work smells of burnt coffee again",
 		"+2000 Alice: my sister wants to present her cake at the village fair",
 	)
-	q := Query{Text: "How many conferences did I present at this year?", K: 3}
-	if got := searchIDs(t, h, DefaultOptions(), q); !slices.Contains(got, 1) {
-		t.Errorf("results %v, want the talk at IAGLR (1)", got)
-	}
-	off, _ := Ablate(DefaultOptions(), "related")
-	if got := searchIDs(t, h, off, q); slices.Contains(got, 1) {
-		t.Errorf("without related: %v, want no 1; the test does not show what it does", got)
-	}
+	featureFinds(t, h, Query{Text: "How many conferences did I present at this year?", K: 3}, "related", 1)
 }

@@ -212,17 +212,14 @@ func kindWords(words []string, more *extra) {
 // "how many countries"; see kindWords), but the query's own words: English kinds only
 // (see Options.SearchKinds). words are the query's, lower-cased.
 func severalThings(words []string) []string {
-	var out []string
+	var asked []string // the kinds asked for as several
 	for i, w := range words {
 		if k, plural := kindOf(w); k != "" && plural && askedBefore(words, i) {
-			for _, t := range kinds[k] {
-				if !slices.Contains(out, t) && !slices.Contains(words, t) {
-					out = append(out, t)
-				}
-			}
+			asked = append(asked, k)
 		}
 	}
-	return out
+	things := lookUp(asked, func(k string) []string { return kinds[k] })
+	return slices.DeleteFunc(things, func(t string) bool { return slices.Contains(words, t) })
 }
 
 // extra collects the words added to a query's: each once, and none of its own.
@@ -377,11 +374,17 @@ func pastOf(text string) []string {
 	if !slices.ContainsFunc(words, func(w string) bool { return pastAsks[w] }) {
 		return nil
 	}
+	return lookUp(words, func(w string) []string { return pastForms[w] })
+}
+
+// lookUp returns the words that table gives for each of words, but words themselves,
+// each once, in order.
+func lookUp(words []string, table func(w string) []string) []string {
 	var out []string
 	for _, w := range words {
-		for _, p := range pastForms[w] {
-			if !slices.Contains(words, p) && !slices.Contains(out, p) {
-				out = append(out, p)
+		for _, t := range table(w) {
+			if !slices.Contains(words, t) && !slices.Contains(out, t) {
+				out = append(out, t)
 			}
 		}
 	}

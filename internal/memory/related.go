@@ -1,9 +1,6 @@
 package memory
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // relatedGroups are everyday events and things a question names with one word and a
 // chat tells with others: asked "how many conferences did I present at?", a chat says
@@ -41,13 +38,5 @@ var related = func() map[string][]string {
 // relatedWords returns the told words of the groups that words (a query's, lower-cased)
 // ask with (see Options.Related), but words themselves, each once.
 func relatedWords(words []string) []string {
-	var out []string
-	for _, w := range words {
-		for _, t := range related[w] {
-			if !slices.Contains(out, t) && !slices.Contains(words, t) {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
+	return lookUp(words, func(w string) []string { return related[w] })
 }
