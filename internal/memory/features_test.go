@@ -914,3 +914,21 @@ func TestRelated(t *testing.T) {
 	)
 	featureFinds(t, h, Query{Text: "How many conferences did I present at this year?", K: 3}, "related", 1)
 }
+
+// TestEndUp: "end up" in a question asks what came of a thing; its "end" must not pull
+// up the chat's other ends of things that share the question's subject.
+func TestEndUp(t *testing.T) {
+	t0 := time.Date(2025, 9, 1, 10, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: paid for the camps today, $640 for the two of them",
+		"+60 Alice: the football camps end on Friday, pick-up at four",
+		"+120 Alice: at the end of the camps they put on a little show",
+		"+180 Alice: the art camps ended early because of the rain",
+		"+240 Alice: both camps end with a barbecue for the parents",
+	)
+	for _, q := range []string{"What did the camps end up costing me?", "what did the camps END UP costing"} {
+		if got := searchIDs(t, h, DefaultOptions(), Query{Text: q, K: 1}); !slices.Equal(got, []mynah.MessageID{1}) {
+			t.Errorf("%q: %v, want [1], the message of what the camps cost", q, got)
+		}
+	}
+}

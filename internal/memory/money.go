@@ -11,7 +11,7 @@ import (
 // save?", "the total number of books".
 var moneyWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("cost costs costed spend spends spent spending pay pays paid paying price prices priced " +
+	for _, w := range strings.Fields("cost costs costed costing spend spends spent spending pay pays paid paying price prices priced " +
 		"earn earns earned earning raise raised raising owe owes owed charge charged budget rent salary " +
 		"bill bills money fee fees expense expenses expensive cheap cheaper afford " +
 		"коштує коштував коштувала коштувало коштували витратив витратила витратили заплатив заплатила заплатили " +

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -54,6 +55,12 @@ func splitWords(text string) []string {
 	}
 	return out
 }
+
+// endUp is "end up" in a question, in any of its forms: "what did the camps end up
+// costing me?", "did we end up going?". It asks what came of a thing, and its "end"
+// would find every "ended things with" and "the end of March" of a chat, so a search
+// leaves it out.
+var endUp = regexp.MustCompile(`(?i)\bend(?:s|ed|ing)?\s+up\b`)
 
 // cyrillicAt reports whether a Cyrillic letter starts text at i.
 func cyrillicAt(text string, i int) bool {

@@ -359,6 +359,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if s.opts.SpanBoost > 0 || s.opts.ToldBoost > 0 || s.opts.DatedBoost > 0 || s.opts.RecentBoost > 0 || s.opts.AnchorBoost > 0 {
 		tq = ParseTime(q.Text, now)
 	}
+	tq.Text = endUp.ReplaceAllString(tq.Text, " ")
 	asked := Terms(tq.Text, s.stop) // the words of what is asked, the time's left out
 	if !tq.Span.IsZero() {
 		asked = slices.DeleteFunc(asked, talkWord)
