@@ -20,11 +20,12 @@ import (
 // assistantHistory is a year of one person's chats with an assistant, shaped like
 // LongMemEval and written for these tests (testdata/assistant): 36 to 38 sessions where
 // the person mentions things of their life in passing while asking for something, among
-// 110 sessions of everyday requests with long answers, and 30 to 43 questions of
+// sessions of everyday requests with long answers, and 30 to 43 questions of
 // LongMemEval's six kinds, each with the turns that answer it. Nothing of the ranking was
 // tuned on them: they are held out from LoCoMo's text, its speakers and its questions.
-// There are seven people (assistantHistories), written at different times by different
-// hands.
+// There are seven people who write in English (assistantHistories), among 110 everyday
+// sessions in English, and two who write in Ukrainian and Russian (languageHistories),
+// among 60 in their language; written at different times by different hands.
 type assistantHistory struct {
 	Sessions []struct {
 		ID    string    `json:"id"`
@@ -81,13 +82,27 @@ func assistantChat(tb testing.TB, name string, long bool) ([]mynah.Message, []as
 var assistantHistories = []string{"history.json", "history2.json", "history3.json", "history4.json", "history5.json",
 	"history6.json", "history7.json"}
 
+// languageHistories are the histories of people who write in Ukrainian (a veterinarian in
+// Lviv) and in Russian (a translator in Tbilisi), each among everyday sessions in their
+// language (fillerOf).
+var languageHistories = []string{"history_uk.json", "history_ru.json"}
+
+// fillerOf is the file of everyday sessions for the history in file name: those in its
+// language (filler_uk.json for history_uk.json), English ones for the others.
+func fillerOf(name string) string {
+	if lang, ok := strings.CutPrefix(name, "history_"); ok {
+		return "filler_" + lang
+	}
+	return "filler.json"
+}
+
 // assistantSessions reads the sessions of the history in file name (see assistantChat),
 // in no order, and its questions.
 func assistantSessions(tb testing.TB, name string, long bool) ([]assistantSession, []assistantQuestion) {
 	tb.Helper()
 	var h assistantHistory
 	var f filler
-	for name, v := range map[string]any{name: &h, "filler.json": &f} {
+	for name, v := range map[string]any{name: &h, fillerOf(name): &f} {
 		b, err := os.ReadFile("testdata/assistant/" + name)
 		if err != nil {
 			tb.Fatal(err)
@@ -215,8 +230,8 @@ func (r assistantRecall) mean() (turn, full float64) {
 	return v.turn / float64(v.questions), v.full / float64(v.questions)
 }
 
-// TestAssistantHistory holds the default ranking to beating plain BM25 on each of seven
-// chat-assistant histories it was never tuned on (assistantHistory), asked each question
+// TestAssistantHistory holds the default ranking to beating plain BM25 on each of nine
+// chat-assistant histories, seven in English and one each in Ukrainian and Russian, it was never tuned on (assistantHistory), asked each question
 // at its own time: turn recall@10 above, all-evidence recall@10 not below, with the
 // person's sessions short and long, in either store.
 func TestAssistantHistory(t *testing.T) {
@@ -225,7 +240,7 @@ func TestAssistantHistory(t *testing.T) {
 		open func(t *testing.T) locomo.Store
 	}{{"SQLite", func(t *testing.T) locomo.Store { return openStore(t) }}, {"PostgreSQL", openPostgres}} {
 		t.Run(store.name, func(t *testing.T) {
-			for _, name := range assistantHistories {
+			for _, name := range slices.Concat(assistantHistories, languageHistories) {
 				for _, long := range []bool{false, true} {
 					msgs, questions, ids := assistantChat(t, name, long)
 					db := store.open(t)

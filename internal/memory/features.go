@@ -133,12 +133,14 @@ func askedOf(query string) (self, you bool) {
 	words := splitWords(strings.ToLower(query))
 	for i, w := range words {
 		switch w {
-		case "i", "my", "me", "myself", "mine", "я", "мій", "моя", "моє", "мої", "мене", "мені", "мной", "мною", "мой", "мои", "меня", "мне":
+		case "i", "my", "me", "myself", "mine", "я", "мій", "моя", "моє", "мої", "мого", "моєї", "моєму", "моїй", "мою", "моїх",
+			"мене", "мені", "мной", "мною", "мой", "мои", "моё", "мое", "моего", "моей", "моему", "моих", "меня", "мне":
 			self = true
 		case "you", "your", "yours", "yourself", "ти", "ви", "твій", "твоя", "твої", "ваш", "ты", "вы", "твой", "твои":
 			switch {
 			case i > 0 && (requestWords[words[i-1]] || toldWords[words[i-1]]), i+1 < len(words) && recallWords[words[i+1]]:
-			case i+1 < len(words) && youTold[words[i+1]]:
+			case i+1 < len(words) && youTold[words[i+1]],
+				i+2 < len(words) && toWhom[words[i+1]] && youTold[words[i+2]]: // «ти мені радив»
 				return false, true
 			default:
 				you = true
@@ -159,7 +161,18 @@ var toldWords = map[string]bool{"tell": true, "told": true, "ask": true, "asked"
 // recommended", "you told me".
 var youTold = map[string]bool{"told": true, "said": true, "recommended": true, "suggested": true, "mentioned": true,
 	"gave": true, "wrote": true, "explained": true, "listed": true, "provided": true, "shared": true, "recommend": true,
-	"suggest": true, "mention": true, "say": true, "tell": true, "give": true, "write": true, "explain": true, "list": true}
+	"suggest": true, "mention": true, "say": true, "tell": true, "give": true, "write": true, "explain": true, "list": true,
+	// Ukrainian and Russian, in the past of either gender and the present
+	"радив": true, "радила": true, "порадив": true, "порадила": true, "радиш": true, "рекомендував": true,
+	"рекомендувала": true, "пропонував": true, "пропонувала": true, "казав": true, "казала": true, "сказав": true,
+	"сказала": true, "писав": true, "писала": true, "пояснював": true, "пояснювала": true, "називав": true, "називала": true,
+	"советовал": true, "советовала": true, "посоветовал": true, "посоветовала": true, "советуешь": true,
+	"рекомендовал": true, "рекомендовала": true, "предлагал": true, "предлагала": true, "говорил": true,
+	"говорила": true, "сказал": true, "писал": true, "объяснял": true, "объясняла": true, "называл": true, "называла": true}
+
+// toWhom are the words a Ukrainian or Russian question puts between "you" and what you
+// told: «що ти мені радив?», «что ты нам советовал?».
+var toWhom = map[string]bool{"мені": true, "нам": true, "мне": true}
 
 // requestWords ask a "you" for something: "can you", "could you", «чи можеш ти».
 var requestWords = map[string]bool{"can": true, "could": true, "would": true, "will": true, "можеш": true, "можете": true, "можешь": true}
@@ -372,7 +385,7 @@ func (s *Searcher) tells(m *mynah.Message, span Span) bool {
 	if !mayTell(m.Text) {
 		return false
 	}
-	told := ParseTime(m.Text, m.Time.In(s.loc)).Span
+	told := TellTime(m.Text, m.Time.In(s.loc)).Span
 	if told.From.IsZero() || told.To.IsZero() || !told.Overlaps(span) {
 		return false
 	}
@@ -642,6 +655,8 @@ func Features() []Feature {
 			func(o *Options) { o.SpanPool = 0 }, func(o *Options) { o.SpanPool = 300 }},
 		{"told", "messages telling of the time the query names (\"yesterday\", said the day after) come first",
 			func(o *Options) { o.ToldBoost = 0 }, func(o *Options) { o.ToldBoost = 0.5 }},
+		{"months", "a query naming a month also gets the messages that name a time in it in their own words (\"we booked the cabin for 7 to 11 August\", said in July)",
+			func(o *Options) { o.MonthsSaid = 0 }, func(o *Options) { o.MonthsSaid = 0.5 }},
 		{"anchors", "messages said before (after) the event a query names (\"before the trip\") come first",
 			func(o *Options) { o.AnchorBoost = 0 }, func(o *Options) { o.AnchorBoost = 0.5 }},
 		{"cover", "a query joining things with \"and\" gets a hit of each",

@@ -756,6 +756,9 @@ func TestAskedOf(t *testing.T) {
 		{"in our last chat you told me which books to read, which was the third?", false, true},
 		{"what do you think of my painting?", true, true},
 		{"що я купила минулого тижня?", true, false},
+		{"Какой корм ты мне советовал для собаки?", false, true},
+		{"Яку книжку ти радив, щоб мій син знову почав читати?", false, true},
+		{"что ты думаешь о моей картине?", true, true},
 		{"what did Caroline paint?", false, false},
 	} {
 		if self, you := askedOf(c.query); self != c.self || you != c.you {
@@ -930,5 +933,36 @@ func TestEndUp(t *testing.T) {
 		if got := searchIDs(t, h, DefaultOptions(), Query{Text: q, K: 1}); !slices.Equal(got, []mynah.MessageID{1}) {
 			t.Errorf("%q: %v, want [1], the message of what the camps cost", q, got)
 		}
+	}
+}
+
+// TestMonthsSaid: a question naming a month gets the message that named a time in it
+// when said before, in no other word of the question, before messages of its words said
+// at other times; "may" as a verb is no May.
+func TestMonthsSaid(t *testing.T) {
+	t0 := time.Date(2023, 7, 18, 20, 0, 0, 0, time.UTC)
+	h := chatOf(t0,
+		"+0 Alice: booked a cabin in Yaremche for 7 to 11 August, can you plan the days?",
+		"+10 Assistant: sure, here is a plan for the days in the mountains",
+		"+100000 Alice: what should I pack for a holiday by the sea?",
+		"+110000 Alice: any tips for a holiday with a dog?",
+		"+120000 Alice: we went on holiday to a lake once, years ago",
+	)
+	now := time.Date(2023, 12, 1, 10, 0, 0, 0, time.UTC)
+	featureFinds(t, h, Query{Text: "Where did we go on holiday in August?", K: 3, Now: now}, "months", 1)
+	uk := chatOf(t0,
+		"+0 Alice: забронювали садибу в Яремче з 7 по 11 серпня, складеш програму на ці дні?",
+		"+10 Assistant: звісно, ось програма на ці дні в горах",
+		"+100000 Alice: що взяти у відпустку на море?",
+		"+110000 Alice: як відпочивати з собакою?",
+		"+120000 Alice: колись ми відпочивали на озері",
+	)
+	featureFinds(t, uk, Query{Text: "Куди ми їздили відпочивати в серпні?", K: 3, Now: now}, "months", 1)
+	may := chatOf(t0,
+		"+0 Alice: you may want to book the train early",
+		"+30000 Alice: what to cook for a picnic?",
+	)
+	if got := searchIDs(t, may, DefaultOptions(), Query{Text: "What did we cook in May?", K: 3, Now: now}); slices.Contains(got, 1) {
+		t.Errorf("results %v: \"you may want to\" is no time in May", got)
 	}
 }

@@ -252,6 +252,13 @@ type Options struct {
 	// meet the query's other words, as Kinds does; and searches, as words of the query,
 	// its neighbouring words written as one ("roadtrip" for road trip; see compounds).
 	Variants bool
+	// MonthsSaid, when > 0, adds to the candidates of a query naming a month (or up to two)
+	// the messages that name a time in it in their own words, said before it or after
+	// ("we booked the cabin for 7 to 11 August", said in July, for "where did we go in
+	// August?"), each with its score among them times MonthsSaid (see fillMonths): the
+	// query's month is searched by the time its messages were said, and so is left out of
+	// its words.
+	MonthsSaid float64
 	// PastForms searches, for a question of the past ("what did Ann buy?", "where has she
 	// been?"), also the past forms of its verbs that stemming does not join with them
 	// ("bought"; see pastForms): a question asks with "did" and the verb's plain form, a
@@ -278,7 +285,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.7, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourSpread: 0.5, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, SearchKinds: true, Related: true, Places: true, Variants: true, PastForms: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, MonthsSaid: 0.5, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, SearchKinds: true, Related: true, Places: true, Variants: true, PastForms: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -421,6 +428,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	window := s.window(tq.Span)
 	cands, err := s.keyword(ctx, q, terms, boost, window)
+	if err == nil && !tq.Span.IsZero() {
+		cands, err = s.fillMonths(ctx, q, cands, tq.Span)
+	}
 	if err != nil {
 		return nil, err
 	}

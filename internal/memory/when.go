@@ -110,7 +110,41 @@ type TimeQuery struct {
 // are ahead too. What it does not recognise stays in Text.
 func ParseTime(query string, now time.Time) TimeQuery {
 	toks := timeTokens(query)
-	ahead := speaksAhead(toks)
+	return parseTime(query, toks, now, speaksAhead(toks))
+}
+
+// TellTime is ParseTime for what a message tells rather than for what a question asks:
+// a month or date it names without a year, and without words that say which, is the
+// one nearest to when it was said, before or after: "13 May is our twentieth", said on
+// 8 May, is five days ahead; "I ran my first 10k on 23 April", said on 25 April, two
+// days back. (A question asks of the past unless it says otherwise.)
+func TellTime(text string, at time.Time) TimeQuery {
+	toks := timeTokens(text)
+	tq := parseTime(text, toks, at, speaksAhead(toks))
+	if tq.Span.From.IsZero() || tq.Span.To.IsZero() {
+		return tq
+	}
+	other := parseTime(text, toks, at, !speaksAhead(toks))
+	if off(other.Span, at) < off(tq.Span, at) {
+		return other
+	}
+	return tq
+}
+
+// off is how far span lies from t: 0 when it holds t.
+func off(span Span, t time.Time) time.Duration {
+	switch {
+	case t.Before(span.From):
+		return span.From.Sub(t)
+	case !t.Before(span.To):
+		return t.Sub(span.To)
+	}
+	return 0
+}
+
+// parseTime is ParseTime of query split into toks, a month or date without a year read
+// ahead of now or not.
+func parseTime(query string, toks []timeToken, now time.Time, ahead bool) TimeQuery {
 	tq := TimeQuery{Text: query}
 	var cut [][2]int // bytes of query to drop
 	var spans []Span

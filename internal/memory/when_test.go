@@ -200,6 +200,12 @@ func TestParseTime(t *testing.T) {
 		{query: "Що в Олі тепер?", text: "Що в Олі тепер?", rcnt: true},
 		{query: "книга з Анною", text: "книга з Анною"},
 		{query: "лютий мороз у суботу", from: day(2024, 5, 11), to: day(2024, 5, 12), text: "лютий мороз"},
+		// a plural is no "this day": «ці дні», «эти дни» are "these days"; «скільки тижнів
+		// тому» is "how many weeks ago", not a week ago
+		{query: "складеш програму на ці дні?", text: "складеш програму на ці дні?"},
+		{query: "что делать в эти дни", text: "что делать в эти дни"},
+		{query: "Скільки тижнів тому ми забрали машину?", text: "Скільки тижнів тому ми забрали машину?", when: true},
+		{query: "how many weeks ago did we pick up the car?", text: "how many weeks ago did we pick up the car?", when: true},
 	} {
 		got := ParseTime(c.query, now)
 		if !got.Span.From.Equal(c.from) || !got.Span.To.Equal(c.to) || got.Text != c.text || got.When != c.when || got.Recent != c.rcnt {
@@ -210,6 +216,33 @@ func TestParseTime(t *testing.T) {
 		if !got.Span.IsZero() && !mayTell(c.query) {
 			t.Errorf("mayTell(%q) = false, but it names a time", c.query)
 		}
+	}
+}
+
+// TestTellTime: a date a message names without a year is the one nearest to when it was
+// said, ahead or back, where a question's is the latest.
+func TestTellTime(t *testing.T) {
+	said := func(m time.Month, d int) time.Time { return time.Date(2023, m, d, 18, 0, 0, 0, time.UTC) }
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		text     string
+		at, want time.Time
+	}{
+		{"13 мая у нас двадцать лет свадьбы!", said(time.May, 8), day(2023, 5, 13)},
+		{"booked the cabin in Yaremche for 7 to 11 August", said(time.July, 18), day(2023, 8, 11)},
+		{"забронювали садибу з 7 по 11 серпня, складеш програму на ці дні?", said(time.July, 18), day(2023, 8, 11)},
+		{"I ran my first 10k on 23 April!", said(time.April, 25), day(2023, 4, 23)},
+		{"the party on 28 December was fun", said(time.January, 3), day(2022, 12, 28)},
+		{"we fly out on 2 January", said(time.December, 20), day(2024, 1, 2)},
+	} {
+		if got := TellTime(c.text, c.at).Span; !got.From.Equal(c.want) || !got.To.Equal(c.want.AddDate(0, 0, 1)) {
+			t.Errorf("TellTime(%q, %s) = %s – %s, want %s", c.text, c.at.Format(time.DateOnly),
+				got.From.Format(time.DateOnly), got.To.Format(time.DateOnly), c.want.Format(time.DateOnly))
+		}
+	}
+	// a question reads the same date back
+	if got := ParseTime("what did we do on 13 May?", said(time.May, 8)).Span.From; !got.Equal(day(2022, 5, 13)) {
+		t.Errorf("ParseTime of 13 May asked on 8 May = %s, want 2022-05-13", got.Format(time.DateOnly))
 	}
 }
 
