@@ -872,6 +872,9 @@ func TestMoney(t *testing.T) {
 		"How much is my rent now?":                 true,
 		"Скільки я витратив на велосипед?":         true,
 		"Сколько стоил ремонт?":                    true,
+		"У скільки нам обійшовся відпочинок?":      true,
+		"Во сколько обошлась поездка?":             true,
+		"What did the camps end up costing me?":    true,
 		"How much time did I spend on the thesis?": false,
 		"How many days did I spend in Rome?":       false,
 		"What did I buy in May?":                   false,
@@ -883,7 +886,8 @@ func TestMoney(t *testing.T) {
 	for text, want := range map[string]bool{
 		"chain done at the bike shop, $85": true, "it was £13,950 from a dealer": true, "40 euros for both": true,
 		"paid 500 грн": true, "like 20 bucks": true, "12 € a month": true, "she ran 85 km": false, "back in 2019": false,
-		"the $ sign": false,
+		"the $ sign": false, "осмотр вышел в 140 лари": true, "за 2 700 доларів": true, "сто баксов": false, "100 баксов": true,
+		"Лари сказав": false,
 	} {
 		if got := saysMoney(text); got != want {
 			t.Errorf("saysMoney(%q) = %v, want %v", text, got, want)

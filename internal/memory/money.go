@@ -15,7 +15,7 @@ var moneyWords = func() map[string]bool {
 		"earn earns earned earning raise raised raising owe owes owed charge charged budget rent salary " +
 		"bill bills money fee fees expense expenses expensive cheap cheaper afford " +
 		"коштує коштував коштувала коштувало коштували витратив витратила витратили заплатив заплатила заплатили " +
-		"ціна ціну гроші грошей зарплата оренда стоит стоил стоила стоило стоили потратил потратила потратили " +
+		"обійшовся обійшлася обійшлося обійшлись обійшлися ціна ціну гроші грошей зарплата оренда обошёлся обошелся обошлась обошлось обошлись стоит стоил стоила стоило стоили потратил потратила потратили " +
 		"заплатил заплатила заплатили цена цену деньги денег аренда") {
 		m[w] = true
 	}
@@ -43,7 +43,7 @@ func asksMoney(query string) bool {
 // amountRE matches an amount of money: a currency sign before or after a number ("$85",
 // "£13,950", "40 €", "₴500"), or a number before a currency's name or code ("85
 // dollars", "20 bucks", "40 EUR", "500 грн").
-var amountRE = regexp.MustCompile(`(?i)[$£€¥₹₴₽]\s?\d|\d[\d,.]*\s?(?:[$£€¥₹₴₽]|(?:k\s)?(?:dollars?|bucks|euros?|pounds|quid|usd|eur|gbp|cad|aud|chf|inr|rupees|грн|гривень|гривні|гривня|руб|рублів|рублей|рубля|доларів|долари|долларов|доллара|євро|евро)(?:[^\p{L}]|$))`)
+var amountRE = regexp.MustCompile(`(?i)[$£€¥₹₴₽]\s?\d|\d[\d,.]*\s?(?:[$£€¥₹₴₽]|(?:k\s)?(?:dollars?|bucks|euros?|pounds|quid|usd|eur|gbp|cad|aud|chf|inr|rupees|грн|гривень|гривні|гривня|руб|рублів|рублей|рубля|доларів|долари|долара|долларов|доллара|доллары|баксів|баксов|євро|евро|лари|ларі|gel|lari|злотих|злотых|pln|тенге|kzt)(?:[^\p{L}]|$))`)
 
 // saysMoney reports whether text holds an amount of money (see amountRE).
 func saysMoney(text string) bool { return amountRE.MatchString(text) }
