@@ -235,10 +235,7 @@ func (r assistantRecall) mean() (turn, full float64) {
 // at its own time: turn recall@10 above, all-evidence recall@10 not below, with the
 // person's sessions short and long, in either store.
 func TestAssistantHistory(t *testing.T) {
-	for _, store := range []struct {
-		name string
-		open func(t *testing.T) locomo.Store
-	}{{"SQLite", func(t *testing.T) locomo.Store { return openStore(t) }}, {"PostgreSQL", openPostgres}} {
+	for _, store := range recallStores {
 		t.Run(store.name, func(t *testing.T) {
 			for _, name := range slices.Concat(assistantHistories, languageHistories) {
 				for _, long := range []bool{false, true} {
@@ -254,6 +251,12 @@ func TestAssistantHistory(t *testing.T) {
 		})
 	}
 }
+
+// recallStores are the stores the held-out recall tests measure in, each opened new.
+var recallStores = []struct {
+	name string
+	open func(t *testing.T) locomo.Store
+}{{"SQLite", func(t *testing.T) locomo.Store { return openStore(t) }}, {"PostgreSQL", openPostgres}}
 
 // beatPlain asks questions of chat in db with the default ranking and with plain BM25,
 // and fails t unless the default's turn recall@10 is above plain BM25's and its
