@@ -92,10 +92,7 @@ func (s *Searcher) answerYou(ctx context.Context, q Query, cands []*candidate) (
 		return cands, nil
 	}
 	slices.SortStableFunc(person, func(a, b *candidate) int { return cmpDesc(a.score, b.score) })
-	byKey := make(map[string]*candidate, len(cands))
-	for _, c := range cands {
-		byKey[messageKey(c.msg.Chat.ID, c.msg.ID)] = c
-	}
+	byKey := keyed(cands)
 	gap := max(s.opts.NeighbourGap, 1)
 	for _, p := range person[:min(answersOf, len(person))] {
 		after, err := s.store.Around(ctx, q.Agent, p.msg.Chat.ID, p.msg.ID, 0, gap)

@@ -34,20 +34,15 @@ func (s *Searcher) fillMonths(ctx context.Context, q Query, cands []*candidate, 
 	for _, h := range hits {
 		best = max(best, h.Score)
 	}
-	seen := make(map[string]bool, len(cands))
-	for _, c := range cands {
-		seen[messageKey(c.msg.Chat.ID, c.msg.ID)] = true
-	}
-	added := 0
-	for _, h := range hits {
+	seen := keyed(cands)
+	for i, added := 0, 0; i < len(hits) && added < monthsFill; i++ {
+		h := hits[i]
 		key := messageKey(h.Message.Chat.ID, h.Message.ID)
-		if added == monthsFill || best <= 0 {
-			break
-		}
-		if seen[key] || h.Score <= 0 || q.later(h.Message.Time) || !s.tells(&h.Message, span) {
+		if seen[key] != nil || h.Score <= 0 || q.later(h.Message.Time) || !s.tells(&h.Message, span) {
 			continue
 		}
-		cands, seen[key] = append(cands, &candidate{msg: h.Message, score: s.opts.MonthsSaid * h.Score / best}), true
+		c := &candidate{msg: h.Message, score: s.opts.MonthsSaid * h.Score / best}
+		cands, seen[key] = append(cands, c), c
 		added++
 	}
 	return cands, nil
@@ -69,14 +64,14 @@ func monthWords(span Span) []string {
 	}
 	var out []string
 	for m := time.Date(span.From.Year(), span.From.Month(), 1, 0, 0, 0, 0, span.From.Location()); m.Before(span.To); m = m.AddDate(0, 1, 0) {
-		out = append(out, cyrillicMonths()[m.Month()]...)
+		out = append(out, monthNames()[m.Month()]...)
 	}
 	return out
 }
 
-// cyrillicMonths are each month's English name (lower case) and its Ukrainian and Russian
+// monthNames are each month's English name (lower case), then its Ukrainian and Russian
 // forms that cyrillicTime reads as it, sorted.
-var cyrillicMonths = sync.OnceValue(func() map[time.Month][]string {
+var monthNames = sync.OnceValue(func() map[time.Month][]string {
 	out := map[time.Month][]string{}
 	for m := time.January; m <= time.December; m++ {
 		name := strings.ToLower(m.String())

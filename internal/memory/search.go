@@ -350,6 +350,15 @@ func messageKey(chat mynah.ChatID, id mynah.MessageID) string {
 	return fmt.Sprintf("message:%d:%d", chat, id)
 }
 
+// keyed is cands by their messages' keys (messageKey).
+func keyed(cands []*candidate) map[string]*candidate {
+	out := make(map[string]*candidate, len(cands))
+	for _, c := range cands {
+		out[messageKey(c.msg.Chat.ID, c.msg.ID)] = c
+	}
+	return out
+}
+
 // Search returns up to q.K results for q.Text, best first. A query of stop words only
 // finds nothing.
 func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
@@ -576,11 +585,10 @@ func (s *Searcher) fillCover(ctx context.Context, q Query, cands []*candidate, h
 		return cands, nil
 	}
 	lowest := cands[0].score
-	seen := make(map[string]bool, len(cands))
 	for _, c := range cands {
 		lowest = min(lowest, c.score)
-		seen[messageKey(c.msg.Chat.ID, c.msg.ID)] = true
 	}
+	seen := keyed(cands)
 	for i, w := range h.words {
 		if slices.ContainsFunc(cands, func(c *candidate) bool { return h.holds(c, i) }) {
 			continue
@@ -591,9 +599,9 @@ func (s *Searcher) fillCover(ctx context.Context, q Query, cands []*candidate, h
 		}
 		added := 0
 		for _, c := range found {
-			if key := messageKey(c.msg.Chat.ID, c.msg.ID); added < coverFill && !seen[key] && h.holds(c, i) {
+			if key := messageKey(c.msg.Chat.ID, c.msg.ID); added < coverFill && seen[key] == nil && h.holds(c, i) {
 				c.score = min(c.score, lowest)
-				cands, seen[key] = append(cands, c), true
+				cands, seen[key] = append(cands, c), c
 				added++
 			}
 		}
