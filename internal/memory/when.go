@@ -153,10 +153,18 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead bool) TimeQu
 		if b := boundWord(toks, i); b != "" {
 			bound, bi = b, i+len(strings.Fields(b))
 		}
-		// "between X and Y"
-		if bound == "between" {
-			if a, n := spanAt(toks, bi, now, ahead); n > 0 && bi+n < len(toks) && toks[bi+n].w == "and" {
-				if b, m := spanAt(toks, bi+n+1, now, ahead); m > 0 {
+		// days of one month: "7 to 11 August", "between 7 and 11 August", "7–11 August",
+		// «з 7 по 11 серпня»
+		if sp, n := dayRunAt(query, toks, bi, bound, now, ahead); n > 0 {
+			spans = append(spans, sp)
+			cut = append(cut, [2]int{toks[i].start, toks[bi+n-1].end})
+			i = bi + n
+			continue
+		}
+		// "between X and Y", "from X to Y"
+		if bound == "between" || bound == "from" {
+			if a, n := spanAt(toks, bi, now, ahead); n > 0 && bi+n < len(toks) && rangeTo(toks[bi+n], bound) {
+				if b, m := spanAt(toks, bi+n+1, now, ahead); m > 0 && !b.To.IsZero() && !a.From.IsZero() {
 					spans = append(spans, Span{From: a.From, To: b.To})
 					cut = append(cut, [2]int{toks[i].start, toks[bi+n+m].end})
 					i = bi + n + 1 + m
@@ -463,6 +471,66 @@ func isTimePreposition(w string) bool {
 		return true
 	}
 	return false
+}
+
+// rangeTo reports whether t joins the two ends of a range opened by bound: "between X
+// and Y"; "from X to Y", "from X until Y", «з X по Y», «з X до Y».
+func rangeTo(t timeToken, bound string) bool {
+	if bound == "between" {
+		return t.w == "and"
+	}
+	switch t.w {
+	case "to", "until", "till", "through", "по":
+		return true
+	case "by": // «до»
+		return t.alias
+	}
+	return false
+}
+
+// dayRunAt reads days of one month starting at toks[i]: a day's number, then the end of
+// the run as a date ("7 to 11 August", "7–11 August", «з 7 по 11 серпня»; after
+// "between", "7 and 11 August"), or both days written as one token ("7-11 August"). It
+// returns the days' span and how many tokens it takes, 0 when no such run starts there.
+func dayRunAt(query string, toks []timeToken, i int, bound string, now time.Time, ahead bool) (Span, int) {
+	if i >= len(toks) {
+		return Span{}, 0
+	}
+	first, err := strconv.Atoi(toks[i].w)
+	end, j := Span{}, 0
+	switch {
+	case err == nil && i+1 < len(toks) && (rangeTo(toks[i+1], bound) || strings.ContainsAny(query[toks[i].end:toks[i+1].start], "-–—")):
+		// the dash between two numbers is in the token; an en dash is not
+		if rangeTo(toks[i+1], bound) {
+			j = i + 2
+		} else {
+			j = i + 1
+		}
+		var m int
+		if end, m = spanAt(toks, j, now, ahead); m == 0 || !slices.ContainsFunc(toks[j:j+m], func(t timeToken) bool { return months[t.w] != 0 }) {
+			return Span{}, 0 // not a date ("2 to 3 days ago")
+		}
+		j += m
+	case err != nil:
+		a, b, ok := strings.Cut(toks[i].w, "-")
+		last, errB := strconv.Atoi(b)
+		if first, err = strconv.Atoi(a); !ok || err != nil || errB != nil || i+1 >= len(toks) || months[toks[i+1].w] == 0 {
+			return Span{}, 0
+		}
+		month, m := spanAt(toks, i+1, now, ahead)
+		if m == 0 || last < 1 || last > 31 {
+			return Span{}, 0
+		}
+		end = Span{From: time.Date(month.From.Year(), month.From.Month(), last, 0, 0, 0, 0, now.Location())}
+		end.To = end.From.AddDate(0, 0, 1)
+		j = i + 1 + m
+	default:
+		return Span{}, 0
+	}
+	if end.From.IsZero() || !end.To.Equal(end.From.AddDate(0, 0, 1)) || first < 1 || first >= end.From.Day() {
+		return Span{}, 0
+	}
+	return Span{From: time.Date(end.From.Year(), end.From.Month(), first, 0, 0, 0, 0, now.Location()), To: end.To}, j - i
 }
 
 // boundWord returns the bounding word (or words) at toks[i], or "".

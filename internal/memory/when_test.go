@@ -200,6 +200,15 @@ func TestParseTime(t *testing.T) {
 		{query: "Що в Олі тепер?", text: "Що в Олі тепер?", rcnt: true},
 		{query: "книга з Анною", text: "книга з Анною"},
 		{query: "лютий мороз у суботу", from: day(2024, 5, 11), to: day(2024, 5, 12), text: "лютий мороз"},
+		// days of one month, and ranges
+		{query: "what did we do from 3 to 5 May?", from: day(2024, 5, 3), to: day(2024, 5, 6), text: "what did we do ?"},
+		{query: "the trip 7–11 April", from: day(2024, 4, 7), to: day(2024, 4, 12), text: "the trip"},
+		{query: "the trip 7-11 April", from: day(2024, 4, 7), to: day(2024, 4, 12), text: "the trip"},
+		{query: "between 7 and 11 April", from: day(2024, 4, 7), to: day(2024, 4, 12)},
+		{query: "з 7 по 11 квітня", from: day(2024, 4, 7), to: day(2024, 4, 12)},
+		{query: "с 7 до 11 апреля", from: day(2024, 4, 7), to: day(2024, 4, 12)},
+		{query: "from 2 March until 4 April", from: day(2024, 3, 2), to: day(2024, 4, 5)},
+		{query: "I ran 5 to 10 km on 3 May", from: day(2024, 5, 3), to: day(2024, 5, 4), text: "I ran 5 to 10 km"},
 		// a plural is no "this day": «ці дні», «эти дни» are "these days"; «скільки тижнів
 		// тому» is "how many weeks ago", not a week ago
 		{query: "складеш програму на ці дні?", text: "складеш програму на ці дні?"},
@@ -225,19 +234,22 @@ func TestTellTime(t *testing.T) {
 	said := func(m time.Month, d int) time.Time { return time.Date(2023, m, d, 18, 0, 0, 0, time.UTC) }
 	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 	for _, c := range []struct {
-		text     string
-		at, want time.Time
+		text         string
+		at, from, to time.Time // to: the day after from when zero
 	}{
-		{"13 мая у нас двадцать лет свадьбы!", said(time.May, 8), day(2023, 5, 13)},
-		{"booked the cabin in Yaremche for 7 to 11 August", said(time.July, 18), day(2023, 8, 11)},
-		{"забронювали садибу з 7 по 11 серпня, складеш програму на ці дні?", said(time.July, 18), day(2023, 8, 11)},
-		{"I ran my first 10k on 23 April!", said(time.April, 25), day(2023, 4, 23)},
-		{"the party on 28 December was fun", said(time.January, 3), day(2022, 12, 28)},
-		{"we fly out on 2 January", said(time.December, 20), day(2024, 1, 2)},
+		{"13 мая у нас двадцать лет свадьбы!", said(time.May, 8), day(2023, 5, 13), time.Time{}},
+		{"booked the cabin in Yaremche for 7 to 11 August", said(time.July, 18), day(2023, 8, 7), day(2023, 8, 12)},
+		{"забронювали садибу з 7 по 11 серпня, складеш програму на ці дні?", said(time.July, 18), day(2023, 8, 7), day(2023, 8, 12)},
+		{"I ran my first 10k on 23 April!", said(time.April, 25), day(2023, 4, 23), time.Time{}},
+		{"the party on 28 December was fun", said(time.January, 3), day(2022, 12, 28), time.Time{}},
+		{"we fly out on 2 January", said(time.December, 20), day(2024, 1, 2), time.Time{}},
 	} {
-		if got := TellTime(c.text, c.at).Span; !got.From.Equal(c.want) || !got.To.Equal(c.want.AddDate(0, 0, 1)) {
-			t.Errorf("TellTime(%q, %s) = %s – %s, want %s", c.text, c.at.Format(time.DateOnly),
-				got.From.Format(time.DateOnly), got.To.Format(time.DateOnly), c.want.Format(time.DateOnly))
+		if c.to.IsZero() {
+			c.to = c.from.AddDate(0, 0, 1)
+		}
+		if got := TellTime(c.text, c.at).Span; !got.From.Equal(c.from) || !got.To.Equal(c.to) {
+			t.Errorf("TellTime(%q, %s) = %s – %s, want %s – %s", c.text, c.at.Format(time.DateOnly),
+				got.From.Format(time.DateOnly), got.To.Format(time.DateOnly), c.from.Format(time.DateOnly), c.to.Format(time.DateOnly))
 		}
 	}
 	// a question reads the same date back
