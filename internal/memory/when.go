@@ -164,7 +164,16 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead bool) TimeQu
 		// "between X and Y", "from X to Y"
 		if bound == "between" || bound == "from" {
 			if a, n := spanAt(toks, bi, now, ahead); n > 0 && bi+n < len(toks) && rangeTo(toks[bi+n], bound) {
-				if b, m := spanAt(toks, bi+n+1, now, ahead); m > 0 && !b.To.IsZero() && !a.From.IsZero() {
+				b, m := spanAt(toks, bi+n+1, now, ahead)
+				if m == 0 && bi+n+1 < len(toks) && toks[bi+n+1].w == "may" && isMonth(a) {
+					// "from March to May": after a month, "may" is the month, not the verb
+					b, m = Span{From: time.Date(a.From.Year(), time.May, 1, 0, 0, 0, 0, now.Location())}, 1
+					if b.From.Before(a.From) {
+						b.From = b.From.AddDate(1, 0, 0)
+					}
+					b.To = b.From.AddDate(0, 1, 0)
+				}
+				if m > 0 && !b.To.IsZero() && !a.From.IsZero() {
 					spans = append(spans, Span{From: a.From, To: b.To})
 					cut = append(cut, [2]int{toks[i].start, toks[bi+n+m].end})
 					i = bi + n + 1 + m
@@ -471,6 +480,11 @@ func isTimePreposition(w string) bool {
 		return true
 	}
 	return false
+}
+
+// isMonth reports whether span is one calendar month.
+func isMonth(span Span) bool {
+	return span.From.Day() == 1 && span.From.Hour() == 0 && span.To.Equal(span.From.AddDate(0, 1, 0))
 }
 
 // rangeTo reports whether t joins the two ends of a range opened by bound: "between X

@@ -208,6 +208,8 @@ func TestParseTime(t *testing.T) {
 		{query: "з 7 по 11 квітня", from: day(2024, 4, 7), to: day(2024, 4, 12)},
 		{query: "с 7 до 11 апреля", from: day(2024, 4, 7), to: day(2024, 4, 12)},
 		{query: "from 2 March until 4 April", from: day(2024, 3, 2), to: day(2024, 4, 5)},
+		{query: "what did we plant from March to May?", from: day(2024, 3, 1), to: day(2024, 6, 1), text: "what did we plant ?"},
+		{query: "between October and May", from: day(2023, 10, 1), to: day(2024, 6, 1)},
 		{query: "I ran 5 to 10 km on 3 May", from: day(2024, 5, 3), to: day(2024, 5, 4), text: "I ran 5 to 10 km"},
 		// a plural is no "this day": «ці дні», «эти дни» are "these days"; «скільки тижнів
 		// тому» is "how many weeks ago", not a week ago
