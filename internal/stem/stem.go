@@ -72,7 +72,84 @@ func Query(word string) []string {
 	if uk != ru {
 		out = append(out, uk)
 	}
-	return append(out, shortForms(word, out)...)
+	out = append(out, shortForms(word, out)...)
+	for _, f := range fleetingForms(word) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fleetingVowels are, by the consonant a stem ends in, the vowels that come and go
+// before it between a word's forms: «подарок» and «подарки», «кошка» and «кошек»,
+// «поїздка» and «поїздок», «отец» and «отца», «сестра» and «сестёр», «уголь» and
+// «угли», «камень» and «камня», «вікно» and «вікон». No stemmer without a dictionary
+// tells a vowel that drops from one that stays («урок», «урока»), so the index keeps each
+// form's own stem and a query looks up both: a question that counts («сколько кошек?»,
+// «скільки поїздок?») asks in the plural that drops or puts in the vowel.
+var fleetingVowels = map[rune]string{'к': "ое", 'л': "ое", 'н': "ое", 'ц': "е", 'р': "е"}
+
+// fleetingForms returns the stems of a Cyrillic word's other forms, with or without the
+// fleeting vowel of its stem (see fleetingVowels), in each language the word may be in;
+// none for a phrase or a word with digits.
+func fleetingForms(word string) []string {
+	w := strings.TrimSpace(word)
+	if !mayChange(w) || strings.IndexFunc(w, func(r rune) bool { return !IsWordRune(r) && !IsApostrophe(r) }) >= 0 {
+		return nil
+	}
+	folded, asRussian, digits := fold(w, russianLang)
+	if digits || len(folded) < 3 {
+		return nil
+	}
+	var out []string
+	if asRussian == russianLang { // Russian letters, or no letter of only one language
+		for _, v := range fleeting([]rune(stemRussian(slices.Clone(folded)))) {
+			out = append(out, string(v))
+		}
+	}
+	if _, asUkrainian, _ := fold(w, ukrainianLang); asUkrainian == ukrainianLang {
+		// Ukrainian letters, or none of either: its base before the alternations, whose
+		// vowel is the stem's last only once the fleeting one is gone («кішок», кішк: кошк)
+		for _, v := range fleeting(ukBase(slices.Clone(folded))) {
+			out = append(out, noDots(string(ukAlternations(v))))
+		}
+	}
+	return out
+}
+
+// fleeting returns stem with its fleeting vowel dropped, when it has one before its last
+// consonant, or else with each such vowel put in (see fleetingVowels). The stem keeps a
+// vowel of its own before and three letters at least.
+func fleeting(stem []rune) [][]rune {
+	n := len(stem)
+	if n < 3 {
+		return nil
+	}
+	last := stem[n-1]
+	vowels, ok := fleetingVowels[last]
+	if !ok || !slices.ContainsFunc(stem[:n-2], isVowel) {
+		return nil
+	}
+	if n >= 4 && strings.ContainsRune(vowels, stem[n-2]) && isConsonant(stem[n-3]) {
+		return [][]rune{slices.Concat(stem[:n-2], []rune{last})}
+	}
+	if !isConsonant(stem[n-2]) || stem[n-2] == 'й' {
+		return nil
+	}
+	var out [][]rune
+	for _, v := range vowels {
+		out = append(out, slices.Concat(stem[:n-1], []rune{v, last}))
+	}
+	return out
+}
+
+// isVowel reports whether r is a Russian or Ukrainian vowel (folded).
+func isVowel(r rune) bool { return strings.ContainsRune("аеиоуыэюяєіїё", r) }
+
+// isConsonant reports whether r is a Cyrillic letter that is neither a vowel nor a sign.
+func isConsonant(r rune) bool {
+	return isCyrillic(r) && !isVowel(r) && r != 'ь' && r != 'ъ' && r != '\''
 }
 
 // shortEndings are the vowel endings a word of three letters takes («Оля», «Олі», «Олю»,

@@ -94,17 +94,63 @@ func TestQuery(t *testing.T) {
 		{"running", []string{"running"}},
 		{"", nil},
 		{"  ", nil},
-		{"Львів", []string{"львов"}},         // Ukrainian letters: Ukrainian only
-		{"ёлки", []string{"елк"}},            // Russian letters: Russian only
-		{"машину", []string{"машин"}},        // both agree
-		{"робити", []string{"робит", "роб"}}, // neither: both stems
-		{"пам'ять", []string{"памят"}},       // the apostrophe is Ukrainian
+		{"Львів", []string{"львов"}}, // Ukrainian letters: Ukrainian only
+		{"ёлки", []string{"елк", "елок", "елек"}},                                       // Russian letters: Russian only (and ёлок, see TestFleeting)
+		{"машину", []string{"машин"}},                                                   // both agree
+		{"робити", []string{"робит", "роб"}},                                            // neither: both stems
+		{"пам'ять", []string{"памят"}},                                                  // the apostrophe is Ukrainian
 		{"Олі", []string{"олі", "ола", "ол", "оля", "оли", "олу", "олю", "оле", "оло"}}, // three letters: every form
 		{"очі", []string{"очі", "оча", "оч", "очя", "очи", "очу", "очю", "оче", "очо"}},
 		{"ліс", []string{"лох"}}, // no vowel ending
 	} {
 		if got := Query(c.in); !slices.Equal(got, c.want) {
 			t.Errorf("Query(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestFleeting: where a vowel comes and goes before a stem's last consonant between a
+// word's forms, a query for any form finds the others as the index holds them (each
+// form keeps its own stem there).
+func TestFleeting(t *testing.T) {
+	for _, c := range []struct {
+		lang   lang
+		family string
+	}{
+		{russianLang, "кошка кошки кошек кошкам"},
+		{russianLang, "подарок подарка подарки подарков"},
+		{russianLang, "поездка поездки поездок"},
+		{russianLang, "сестра сестры сестёр сестрам"},
+		{russianLang, "отец отца отцу отцом"},
+		{russianLang, "ветер ветра ветром"},
+		{russianLang, "камень камня камнем"},
+		{russianLang, "окно окна окон"},
+		{russianLang, "уголь угля угли углей"},
+		{russianLang, "число числа чисел"},
+		{ukrainianLang, "кішка кішки кішок"},
+		{ukrainianLang, "поїздка поїздки поїздок"},
+		{ukrainianLang, "подарунок подарунка подарунки подарунків"},
+		{ukrainianLang, "сестра сестри сестер"},
+		{ukrainianLang, "отець отця отцем"},
+		{ukrainianLang, "ганок ганку ганком"},
+		{ukrainianLang, "вікно вікна вікон"},
+	} {
+		forms := strings.Fields(c.family)
+		for _, a := range forms {
+			q := Query(a)
+			for _, b := range forms {
+				if indexed := rewrite(b, c.lang); !slices.Contains(q, indexed) {
+					t.Errorf("a query for %q looks up %q, not %q (%q as indexed)", a, q, indexed, b)
+				}
+			}
+		}
+	}
+	// A stem without a fleeting vowel gains none, and words of other kinds nothing.
+	for in, want := range map[string][]string{
+		"сколько": {"скольк"}, "батька": {"батьк"}, "кот": {"кот"}, "park": {"park"}, "5 кошек": {"5 кошек"},
+	} {
+		if got := Query(in); !slices.Equal(got, want) {
+			t.Errorf("Query(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

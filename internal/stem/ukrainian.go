@@ -37,13 +37,19 @@ import "slices"
 //     «рука», «книга» (and «ліс» is лох, «вулиця» вулик: one stem for all forms still).
 //
 // Known misses, as with every stemmer without a dictionary: consonant alternations of verbs
-// (бігти/біжу, робити/роблю), a vowel that drops (день/дня, ганок/ганку), nouns whose stem
+// (бігти/біжу, робити/роблю), a vowel that drops (день/дня, ганок/ганку: a query looks up
+// the other form's stem, see fleetingForms, but the index keeps each its own), nouns whose stem
 // ends in -ат- read as verbs in some forms (кімнати → кімна, кімнату → кімнат), and place
 // names in -ів whose other forms keep -ов- (Харків → харк, Харкова → харков).
 func stemUkrainian(w []rune) []rune {
 	if len(w) <= 2 {
 		return w
 	}
+	return ukAlternations(ukBase(w))
+}
+
+// ukBase is a word without its ending (rules 1–4), before the alternations.
+func ukBase(w []rune) []rune {
 	rv := len(w)
 	for i, r := range w {
 		if isUkVowel(r) {
@@ -58,6 +64,11 @@ func stemUkrainian(w []rune) []rune {
 	if n := len(w); n > rv && w[n-1] == 'ь' {
 		w = w[:n-1]
 	}
+	return w
+}
+
+// ukAlternations undoes the alternations of a base (rules 5 and 6): the stem.
+func ukAlternations(w []rune) []rune {
 	w = alternate(w)
 	if n := len(w); n > 0 {
 		switch w[n-1] {
