@@ -430,7 +430,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if timeOnly {
 		// only a time: "what did we talk about yesterday?", "what did we do last
 		// summer?": its messages
-		terms, boost = append(Terms(q.Text, s.stop), boost...), nil
+		terms, boost = append(Terms(endUp.ReplaceAllString(q.Text, " "), s.stop), boost...), nil
 	}
 	if len(terms) == 0 {
 		return nil, nil

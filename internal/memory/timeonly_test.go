@@ -300,3 +300,51 @@ func TestAsOfAfterTheLast(t *testing.T) {
 		}
 	}
 }
+
+// TestEndUpTimeOnly: "end up" asks nothing of its own in a question that names only a
+// time either: "what did we end up doing last week?" finds what "what did we do last
+// week?" finds, in its order, not first the week's message that says "ended".
+func TestEndUpTimeOnly(t *testing.T) {
+	db := openStore(t)
+	chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
+	alice := mynah.User{ID: 1, FirstName: "Alice"}
+	var msgs []mynah.Message
+	for i, l := range []struct {
+		at   string
+		text string
+	}{
+		{"2025-09-01T10:00:00Z", "the lease on the flat ends in March, remind me in February"},
+		{"2025-09-15T10:00:00Z", "we went bowling with the kids, Tom won twice"},
+		{"2025-09-15T11:20:00Z", "the film ended too late for the kids"},
+		{"2025-09-15T13:00:00Z", "and then pizza at Luigi's"},
+	} {
+		at, err := time.Parse(time.RFC3339, l.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, mynah.Message{ID: mynah.MessageID(i + 1), Time: at, Sender: alice, Text: l.text})
+	}
+	if _, err := db.ImportMessages(t.Context(), "a", chat, msgs); err != nil {
+		t.Fatal(err)
+	}
+	s := memory.NewSearcher(db, memory.DefaultOptions(), nil)
+	now := time.Date(2025, 9, 22, 15, 40, 0, 0, time.UTC)
+	ids := func(text string) []mynah.MessageID {
+		res, err := s.Search(t.Context(), memory.Query{Agent: "a", Chat: chat.ID, Text: text, Now: now, K: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []mynah.MessageID
+		for _, r := range res {
+			out = append(out, r.MessageID)
+		}
+		return out
+	}
+	plain := ids("what did we do last week?")
+	if len(plain) < 3 || plain[0] != 2 {
+		t.Fatalf("what did we do last week: %v, want the week's messages, the first of them first", plain)
+	}
+	if got := ids("What did we end up doing last week?"); !slices.Equal(got, plain) {
+		t.Errorf("what did we end up doing last week: %v, want %v as without \"end up\"", got, plain)
+	}
+}
