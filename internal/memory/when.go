@@ -503,31 +503,37 @@ func rangeTo(t timeToken, bound string) bool {
 }
 
 // dayRunAt reads days of one month starting at toks[i]: a day's number, then the end of
-// the run as a date ("7 to 11 August", "7–11 August", «з 7 по 11 серпня»; after
-// "between", "7 and 11 August"), or both days written as one token ("7-11 August"). It
-// returns the days' span and how many tokens it takes, 0 when no such run starts there.
+// the run as a date ("7 to 11 August", "7–11 August", "4th–8th October", «з 7 по 11
+// серпня»; after "between", "7 and 11 August"), or both days written as one token ("7-11
+// August"). A day may follow "the" or its weekday ("from the 4th to the 8th of October",
+// "Fri 20th to Tue 24th September"). It returns the days' span and how many tokens it
+// takes, 0 when no such run starts there.
 func dayRunAt(query string, toks []timeToken, i int, bound string, now time.Time, ahead bool) (Span, int) {
+	from := i
+	i = dayAt(toks, i)
 	if i >= len(toks) {
 		return Span{}, 0
 	}
-	first, err := strconv.Atoi(toks[i].w)
+	first, isDay := dayNumber(toks[i].w)
 	end, j := Span{}, 0
 	switch {
-	case err == nil && i+1 < len(toks) && (rangeTo(toks[i+1], bound) || strings.ContainsAny(query[toks[i].end:toks[i+1].start], "-–—")):
-		// the dash between two numbers is in the token; an en dash is not
+	case isDay && i+1 < len(toks) && (rangeTo(toks[i+1], bound) || strings.ContainsAny(query[toks[i].end:toks[i+1].start], "-–—")):
+		// the dash between two numbers is in the token; an en dash is not, nor a dash
+		// after an ordinal ("4th-8th")
 		if rangeTo(toks[i+1], bound) {
-			j = i + 2
+			j = dayAt(toks, i+2)
 		} else {
-			j = i + 1
+			j = dayAt(toks, i+1)
 		}
 		var m int
 		if end, m = spanAt(toks, j, now, ahead); m == 0 || !slices.ContainsFunc(toks[j:j+m], func(t timeToken) bool { return months[t.w] != 0 }) {
 			return Span{}, 0 // not a date ("2 to 3 days ago")
 		}
 		j += m
-	case err != nil:
+	case !isDay:
 		a, b, ok := strings.Cut(toks[i].w, "-")
 		last, errB := strconv.Atoi(b)
+		var err error
 		if first, err = strconv.Atoi(a); !ok || err != nil || errB != nil || i+1 >= len(toks) || months[toks[i+1].w] == 0 {
 			return Span{}, 0
 		}
@@ -544,7 +550,22 @@ func dayRunAt(query string, toks []timeToken, i int, bound string, now time.Time
 	if end.From.IsZero() || !end.To.Equal(end.From.AddDate(0, 0, 1)) || first < 1 || first >= end.From.Day() {
 		return Span{}, 0
 	}
-	return Span{From: time.Date(end.From.Year(), end.From.Month(), first, 0, 0, 0, 0, now.Location()), To: end.To}, j - i
+	return Span{From: time.Date(end.From.Year(), end.From.Month(), first, 0, 0, 0, 0, now.Location()), To: end.To}, j - from
+}
+
+// dayAt returns where a day's number is at toks[i], past a "the" or a weekday before it
+// ("the 4th", "Fri 20th"); i when none is skipped.
+func dayAt(toks []timeToken, i int) int {
+	if i+1 >= len(toks) {
+		return i
+	}
+	if _, weekday := weekdays[toks[i].w]; toks[i].w != "the" && !weekday {
+		return i
+	}
+	if _, ok := dayNumber(toks[i+1].w); ok {
+		return i + 1
+	}
+	return i
 }
 
 // boundWord returns the bounding word (or words) at toks[i], or "".

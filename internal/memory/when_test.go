@@ -245,6 +245,12 @@ func TestTellTime(t *testing.T) {
 		{"I ran my first 10k on 23 April!", said(time.April, 25), day(2023, 4, 23), time.Time{}},
 		{"the party on 28 December was fun", said(time.January, 3), day(2022, 12, 28), time.Time{}},
 		{"we fly out on 2 January", said(time.December, 20), day(2024, 1, 2), time.Time{}},
+		// ordinal days, a weekday or "the" before them
+		{"Booked. Font is now 4th–8th October", said(time.September, 3), day(2023, 10, 4), day(2023, 10, 9)},
+		{"Peak weekend: 13th-15th Sept", said(time.August, 22), day(2023, 9, 13), day(2023, 9, 16)},
+		{"I'm thinking Fri 20th to Tue 24th September", said(time.August, 20), day(2023, 9, 20), day(2023, 9, 25)},
+		{"the gîte is ours from the 4th to the 8th of October", said(time.September, 3), day(2023, 10, 4), day(2023, 10, 9)},
+		{"I'm on nights 3rd–9th Oct", said(time.September, 10), day(2023, 10, 3), day(2023, 10, 10)},
 	} {
 		if c.to.IsZero() {
 			c.to = c.from.AddDate(0, 0, 1)
