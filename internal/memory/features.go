@@ -19,13 +19,10 @@ func (s *Searcher) boostSpeakers(cands []*candidate, query string) {
 	if s.opts.SpeakerBoost == 0 && s.opts.SpeakerLift == 0 || len(cands) == 0 {
 		return
 	}
-	words := map[string]bool{}
-	for _, w := range Terms(query, nil) {
-		words[w] = true
-	}
+	asked := askedNamesOf(query)
 	var named []*candidate
 	for _, c := range cands {
-		if name := strings.ToLower(c.msg.Sender.FirstName); name != "" && words[name] {
+		if asked.sender(c.msg.Sender.FirstName, s.opts.Nicknames) {
 			named = append(named, c)
 		}
 	}
@@ -680,6 +677,8 @@ func Features() []Feature {
 			func(o *Options) { o.Variants = false }, func(o *Options) { o.Variants = true }},
 		{"past", "a question of the past also searches its verbs' past forms that stemming does not join (\"what did Ann buy?\": \"bought\")",
 			func(o *Options) { o.PastForms = false }, func(o *Options) { o.PastForms = true }},
+		{"nicknames", "a person a query names by the short form of a Ukrainian or Russian name («Діма», «Іра») is also the sender of the full one («Дмитро», «Ірина»), whose name weighs where it meets the query's other words",
+			func(o *Options) { o.Nicknames = false }, func(o *Options) { o.Nicknames = true }},
 		{"diversity", "a query asking for several things gets them from several conversations (off by default)",
 			func(o *Options) { o.Diversity = 0 }, func(o *Options) { o.Diversity = 0.4 }},
 	}

@@ -266,6 +266,11 @@ type Options struct {
 	// chat, "went" cost two LoCoMo questions, and "which instrument did Bob get?" found
 	// "she got fat" before "my new guitar arrived".
 	PastForms bool
+	// Nicknames takes a person a query names by one of their names for the sender of
+	// another (see nicknameGroups: «Діма» for a sender «Дмитро», «Іра» for «Ірина») in
+	// the speaker features, and weighs their other names where they meet the query's
+	// other words, as Kinds does.
+	Nicknames bool
 	// Expansion, when > 0, adds that many terms from the best ExpansionDocs results to
 	// the query and searches again (pseudo-relevance feedback), blending the second
 	// ranking in with ExpansionWeight.
@@ -285,7 +290,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Pool: 100, ContextWeight: 2, PreviousWeight: 0.4, SpeakerBoost: 0.2, SpeakerLift: 0.7, SpeakerGather: 2, AskerBoost: 1,
 		NeighbourWeight: 0.4, NeighbourSpread: 0.5, NeighbourGap: 2, ContextWords: 100, LengthPrior: 10, SpeakerLength: 0.5,
-		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, MonthsSaid: 0.5, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, SearchKinds: true, Related: true, Places: true, Variants: true, PastForms: true}
+		SpanBoost: 0.5, SpanPool: 300, ToldBoost: 0.5, AnchorBoost: 0.5, DatedBoost: 0.15, MoneyBoost: 0.3, MonthsSaid: 0.5, Cover: true, Distinct: true, Whole: 0.5, Answers: 1, Kinds: true, SearchKinds: true, Related: true, Places: true, Variants: true, PastForms: true, Nicknames: true}
 }
 
 // Searcher ranks an agent's history for a query. It is safe for concurrent use.
@@ -523,6 +528,9 @@ func (s *Searcher) addedWords(tq TimeQuery, have []string) []string {
 	}
 	if s.opts.Variants {
 		variants(words, more)
+	}
+	if s.opts.Nicknames {
+		more.add(askedNamesOf(tq.Text).others()...)
 	}
 	return more.out
 }
