@@ -574,11 +574,37 @@ func boundWord(toks []timeToken, i int) string {
 	case "before", "after", "since", "until", "till", "by", "between", "from":
 		return toks[i].w
 	case "as", "up":
+		if toks[i].w == "up" && doingUpTo(toks, i) {
+			return "" // "what did we get up to last weekend?", "what did it add up to this year?"
+		}
 		if i+1 < len(toks) && (toks[i].w == "as" && toks[i+1].w == "of" || toks[i].w == "up" && toks[i+1].w == "to") {
 			return toks[i].w + " " + toks[i+1].w
 		}
 	}
 	return ""
+}
+
+// doingUpTo reports whether the "up" at toks[i] is a verb's "up to", no bound of a time:
+// after the verb ("what did we get up to", "what did it add up to", "what have you been
+// up to") or after the verb and its subject ("what were most of us up to", "what was Tom
+// up to"); not "what did I spend up to June?".
+func doingUpTo(toks []timeToken, i int) bool {
+	if i == 0 {
+		return false
+	}
+	switch toks[i-1].w {
+	case "be", "am", "is", "are", "was", "were", "been", "being", "get", "gets", "got", "getting", "gotten",
+		"add", "adds", "added", "adding", "come", "comes", "came", "coming",
+		"i", "we", "you", "they", "he", "she", "us", "them", "him", "her", "me":
+		return true
+	}
+	if i > 1 {
+		switch toks[i-2].w {
+		case "am", "is", "are", "was", "were", "been":
+			return true
+		}
+	}
+	return false
 }
 
 // spanAt reads a time expression starting at toks[i]: its span and how many tokens it

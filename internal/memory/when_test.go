@@ -73,6 +73,11 @@ func TestParseTime(t *testing.T) {
 		{query: "runs over the past 10 days", from: day(2024, 5, 5), to: day(2024, 5, 16), text: "runs"},
 		{query: "what's on tomorrow", from: day(2024, 5, 16), to: day(2024, 5, 17), text: "what's"},
 		{query: "the day after tomorrow", from: day(2024, 5, 17), to: day(2024, 5, 18), text: ""},
+		// a verb's "up to" is no bound
+		{query: "what were most of us up to last weekend?", from: day(2024, 5, 11), to: day(2024, 5, 13), text: "what were most of us up to ?"},
+		{query: "what did we get up to three weekends ago", from: day(2024, 4, 27), to: day(2024, 4, 29), text: "what did we get up to"},
+		{query: "what have the vet bills added up to this year", from: day(2024, 1, 1), to: day(2025, 1, 1), text: "what have the vet bills added up to"},
+		{query: "what did I spend up to March", to: day(2024, 4, 1), text: "what did I spend"},
 		{query: "plans next week", from: day(2024, 5, 20), to: day(2024, 5, 27), text: "plans"},
 		{query: "the trip next month", from: day(2024, 6, 1), to: day(2024, 7, 1), text: "the trip"},
 		{query: "the party next Friday", from: day(2024, 5, 24), to: day(2024, 5, 25), text: "the party"},
