@@ -110,7 +110,7 @@ type TimeQuery struct {
 // are ahead too. What it does not recognise stays in Text.
 func ParseTime(query string, now time.Time) TimeQuery {
 	toks := timeTokens(query)
-	return parseTime(query, toks, now, speaksAhead(toks))
+	return parseTime(query, toks, now, speaksAhead(toks), false)
 }
 
 // TellTime is ParseTime for what a message tells rather than for what a question asks:
@@ -120,15 +120,7 @@ func ParseTime(query string, now time.Time) TimeQuery {
 // days back. (A question asks of the past unless it says otherwise.)
 func TellTime(text string, at time.Time) TimeQuery {
 	toks := timeTokens(text)
-	tq := parseTime(text, toks, at, speaksAhead(toks))
-	if tq.Span.From.IsZero() || tq.Span.To.IsZero() {
-		return tq
-	}
-	other := parseTime(text, toks, at, !speaksAhead(toks))
-	if off(other.Span, at) < off(tq.Span, at) {
-		return other
-	}
-	return tq
+	return parseTime(text, toks, at, speaksAhead(toks), true)
 }
 
 // off is how far span lies from t: 0 when it holds t.
@@ -143,11 +135,25 @@ func off(span Span, t time.Time) time.Duration {
 }
 
 // parseTime is ParseTime of query split into toks, a month or date without a year read
-// ahead of now or not.
-func parseTime(query string, toks []timeToken, now time.Time, ahead bool) TimeQuery {
+// ahead of now or not; or, nearest, each time it names read as the one nearest to now,
+// ahead or back (TellTime: "no hot water since Christmas Eve and the landlord is looking
+// into it", said on 4 January, is last Christmas Eve, though the text speaks ahead; "back
+// on the 1st", said on 22 July, is 1 August).
+func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest bool) TimeQuery {
 	tq := TimeQuery{Text: query}
 	var cut [][2]int // bytes of query to drop
 	var spans []Span
+	// read reads a time with a date without a year ahead of now or not, or the nearer
+	read := func(at func(ahead bool) (Span, int)) (Span, int) {
+		sp, n := at(ahead)
+		if !nearest || n == 0 || sp.From.IsZero() || sp.To.IsZero() {
+			return sp, n
+		}
+		if other, m := at(!ahead); m == n && off(other, now) < off(sp, now) {
+			return other, m
+		}
+		return sp, n
+	}
 	for i := 0; i < len(toks); {
 		bound, bi := "", i
 		if b := boundWord(toks, i); b != "" {
@@ -155,7 +161,7 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead bool) TimeQu
 		}
 		// days of one month: "7 to 11 August", "between 7 and 11 August", "7–11 August",
 		// «з 7 по 11 серпня»
-		if sp, n := dayRunAt(query, toks, bi, bound, now, ahead); n > 0 {
+		if sp, n := read(func(ahead bool) (Span, int) { return dayRunAt(query, toks, bi, bound, now, ahead) }); n > 0 {
 			spans = append(spans, sp)
 			cut = append(cut, [2]int{toks[i].start, toks[bi+n-1].end})
 			i = bi + n
@@ -163,8 +169,8 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead bool) TimeQu
 		}
 		// "between X and Y", "from X to Y"
 		if bound == "between" || bound == "from" {
-			if a, n := spanAt(toks, bi, now, ahead); n > 0 && bi+n < len(toks) && rangeTo(toks[bi+n], bound) {
-				b, m := spanAt(toks, bi+n+1, now, ahead)
+			if a, n := read(func(ahead bool) (Span, int) { return spanAt(toks, bi, now, ahead) }); n > 0 && bi+n < len(toks) && rangeTo(toks[bi+n], bound) {
+				b, m := read(func(ahead bool) (Span, int) { return spanAt(toks, bi+n+1, now, ahead) })
 				if m == 0 && bi+n+1 < len(toks) && toks[bi+n+1].w == "may" && isMonth(a) {
 					// "from March to May": after a month, "may" is the month, not the verb
 					b, m = Span{From: time.Date(a.From.Year(), time.May, 1, 0, 0, 0, 0, now.Location())}, 1
@@ -181,7 +187,15 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead bool) TimeQu
 				}
 			}
 		}
-		sp, n := spanAt(toks, bi, now, ahead)
+		sp, n := read(func(ahead bool) (Span, int) { return spanAt(toks, bi, now, ahead) })
+		if end := bi + max(n, 1); end < len(toks) && isWeekdayToken(toks[end-1].w) {
+			// a weekday before a date is the date's: "on Friday the 14th", "Sat 3 May"
+			if d := dayAt(toks, end); isDayNumber(toks[d].w) {
+				if date, m := read(func(ahead bool) (Span, int) { return spanAt(toks, d, now, ahead) }); m > 0 {
+					sp, n = date, d-bi+m
+				}
+			}
+		}
 		if n == 0 {
 			if a, m := anchorAt(query, toks, bound, bi, now); m > 0 {
 				tq.Anchors = append(tq.Anchors, a)
@@ -432,8 +446,11 @@ func timeTokens(text string) []timeToken {
 			}
 			w = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'"))
 			tok := timeToken{w: w, start: start, end: i}
-			if w == "xmas" {
+			switch w {
+			case "xmas":
 				tok.w = "christmas" // one name for the holiday's rules (holidays)
+			case "til", "'til":
+				tok.w = "till"
 			}
 			if w != "" && w[0] >= 0x80 {
 				if en, ok := cyrillicTime()[w]; ok {
@@ -616,8 +633,8 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	loc := now.Location()
 	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc) }
 	today := day(now)
-	w := func(j int) string {
-		if i+j < len(toks) {
+	w := func(j int) string { // the word j after (before, when < 0) the start
+		if i+j >= 0 && i+j < len(toks) {
 			return toks[i+j].w
 		}
 		return ""
@@ -830,9 +847,26 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			}
 			return days(t, 1), j + 1 + n + yearWord(j+2, n)
 		}
-		// "on the 3rd": that day of this month, or of the last while it is still to
-		// come (of the next, in a text about what is ahead)
-		if w(0) != strconv.Itoa(d) && i > 1 && toks[i-1].w == "the" && toks[i-2].w == "on" {
+		// "on the 3rd", "Friday the 14th", "Fri 14th": that day of this month, or of the
+		// last while it is still to come (of the next, in a text about what is ahead)
+		weekday, afterWeekday := weekdays[w(-1)]
+		if wd, ok := weekdays[w(-2)]; ok && w(-1) == "the" {
+			weekday, afterWeekday = wd, true
+		}
+		if w(0) != strconv.Itoa(d) && afterWeekday {
+			// "Friday the 14th": the nearest 14th that is a Friday, back (ahead) from
+			// today, within a year
+			for k := range 13 {
+				if !ahead {
+					k = -k
+				}
+				t, ok := dayOfMonth(now.Year(), now.Month()+time.Month(k), d, loc)
+				if ok && t.Weekday() == weekday && (ahead && !t.Before(today) || !ahead && !t.After(today)) {
+					return days(t, 1), 1
+				}
+			}
+		}
+		if w(0) != strconv.Itoa(d) && (i > 1 && toks[i-1].w == "the" && toks[i-2].w == "on" || afterWeekday) {
 			this, ok := dayOfMonth(now.Year(), now.Month(), d, loc)
 			other, step := this.After(today), -1
 			if ahead {
@@ -1142,6 +1176,11 @@ func dayNumber(w string) (int, bool) {
 	d, err := atoi(w)
 	return d, err == nil && d >= 1 && d <= 31
 }
+
+func isDayNumber(w string) bool { _, ok := dayNumber(w); return ok }
+
+// isWeekdayToken reports whether w names a weekday, in full or short ("Sat").
+func isWeekdayToken(w string) bool { _, ok := weekdays[w]; return ok }
 
 // year reads a year at w: the year and 1, or 0 tokens.
 func year(w string) (int, int) {

@@ -265,6 +265,26 @@ func TestTellTime(t *testing.T) {
 				got.From.Format(time.DateOnly), got.To.Format(time.DateOnly), c.from.Format(time.DateOnly), c.to.Format(time.DateOnly))
 		}
 	}
+	// each time a message names is the nearest, whatever the rest of it says; a weekday
+	// before a day of the month picks the month; an open span keeps its open end
+	at := func(m time.Month, d int) time.Time { return time.Date(2024, m, d, 18, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		text         string
+		at, from, to time.Time // zero: open
+	}{
+		{"the house has had no hot water since Christmas Eve and the landlord is looking into it", at(time.January, 4), day(2023, 12, 24), time.Time{}},
+		{"Sarah's mum has Alfie, we're back on the 1st", at(time.July, 22), day(2024, 8, 1), day(2024, 8, 2)},
+		{"the owner double booked September. She's offered us Fri 4th to Tue 8th October", at(time.September, 3), day(2024, 9, 1), day(2024, 10, 9)},
+		{"So, on Friday the 14th I turn 35", at(time.June, 10), day(2024, 6, 14), day(2024, 6, 15)},
+		{"Moved us to Friday 13th at the Bank", at(time.November, 28), day(2024, 12, 13), day(2024, 12, 14)},
+		{"Easter. Portland. Fri 29th to Mon 1st. Who's in?", at(time.March, 14), day(2024, 3, 29), day(2024, 4, 2)},
+		{"new rota means I've got Tuesdays off til August", at(time.July, 16), time.Time{}, day(2024, 9, 1)},
+	} {
+		if got := TellTime(c.text, c.at).Span; !got.From.Equal(c.from) || !got.To.Equal(c.to) {
+			t.Errorf("TellTime(%q, %s) = %s – %s, want %s – %s", c.text, c.at.Format(time.DateOnly),
+				got.From.Format(time.DateOnly), got.To.Format(time.DateOnly), c.from.Format(time.DateOnly), c.to.Format(time.DateOnly))
+		}
+	}
 	// a question reads the same date back
 	if got := ParseTime("what did we do on 13 May?", said(time.May, 8)).Span.From; !got.Equal(day(2022, 5, 13)) {
 		t.Errorf("ParseTime of 13 May asked on 8 May = %s, want 2022-05-13", got.Format(time.DateOnly))
