@@ -334,11 +334,7 @@ func TestEndUpTimeOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []mynah.MessageID
-		for _, r := range res {
-			out = append(out, r.MessageID)
-		}
-		return out
+		return resultIDs(res)
 	}
 	plain := ids("what did we do last week?")
 	if len(plain) < 3 || plain[0] != 2 {
