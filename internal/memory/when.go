@@ -576,7 +576,7 @@ func dayAt(toks []timeToken, i int) int {
 	if i+1 >= len(toks) {
 		return i
 	}
-	if _, weekday := weekdays[toks[i].w]; toks[i].w != "the" && !weekday {
+	if toks[i].w != "the" && !isWeekdayToken(toks[i].w) {
 		return i
 	}
 	if _, ok := dayNumber(toks[i+1].w); ok {
