@@ -58,8 +58,9 @@ func Text(text string) string {
 
 // Query returns what to look up for one query word (or a few): Text of it, or for a
 // Cyrillic word of no clear language its Russian and its Ukrainian stems, so that it
-// finds both a Russian and a Ukrainian message. Each alternative is to be matched as a
-// phrase; an empty word gives none.
+// finds both a Russian and a Ukrainian message; and the stems of its forms with or
+// without a fleeting vowel (see fleetingForms) and of a short word's other forms (see
+// shortForms). Each alternative is to be matched as a phrase; an empty word gives none.
 func Query(word string) []string {
 	if strings.TrimSpace(word) == "" {
 		return nil
