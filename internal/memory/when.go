@@ -138,18 +138,32 @@ func off(span Span, t time.Time) time.Duration {
 // ahead of now or not; or, nearest, each time it names read as the one nearest to now,
 // ahead or back (TellTime: "no hot water since Christmas Eve and the landlord is looking
 // into it", said on 4 January, is last Christmas Eve, though the text speaks ahead; "back
-// on the 1st", said on 22 July, is 1 August).
+// on the 1st", said on 22 July, is 1 August), or the one in the year the text names.
 func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest bool) TimeQuery {
 	tq := TimeQuery{Text: query}
 	var cut [][2]int // bytes of query to drop
 	var spans []Span
 	// read reads a time with a date without a year ahead of now or not, or the nearer
+	named := 0 // the one year the text names, if it names one: "trips for 2024: Portland at Easter, the Peaks in September"
+	for _, t := range toks {
+		if y, n := year(t.w); n > 0 && (named == 0 || named == y) {
+			named = y
+		} else if n > 0 {
+			named = -1
+		}
+	}
 	read := func(at func(ahead bool) (Span, int)) (Span, int) {
 		sp, n := at(ahead)
 		if !nearest || n == 0 || sp.From.IsZero() || sp.To.IsZero() {
 			return sp, n
 		}
-		if other, m := at(!ahead); m == n && off(other, now) < off(sp, now) {
+		other, m := at(!ahead)
+		switch {
+		case m != n:
+		case named > 0 && sp.From.Year() != named && other.From.Year() == named:
+			return other, m
+		case named > 0 && sp.From.Year() == named:
+		case off(other, now) < off(sp, now):
 			return other, m
 		}
 		return sp, n

@@ -266,6 +266,8 @@ func TestTellTime(t *testing.T) {
 		{"Moved us to Friday 13th at the Bank", at(time.November, 28), day(2024, 12, 13), day(2024, 12, 14)},
 		{"Easter. Portland. Fri 29th to Mon 1st. Who's in?", at(time.March, 14), day(2024, 3, 29), day(2024, 4, 2)},
 		{"new rota means I've got Tuesdays off til August", at(time.July, 16), time.Time{}, day(2024, 9, 1)},
+		// the year the message names, not the nearest
+		{"Trips for 2024, I reckon: Portland at Easter, the Peaks in September", at(time.January, 2), day(2024, 3, 29), day(2024, 10, 1)},
 	} {
 		if got := TellTime(c.text, c.at).Span; !got.From.Equal(c.from) || !got.To.Equal(c.to) {
 			t.Errorf("TellTime(%q, %s) = %s – %s, want %s – %s", c.text, c.at.Format(time.DateOnly),
