@@ -143,7 +143,6 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 	tq := TimeQuery{Text: query}
 	var cut [][2]int // bytes of query to drop
 	var spans []Span
-	// read reads a time with a date without a year ahead of now or not, or the nearer
 	named := 0 // the one year the text names, if it names one: "trips for 2024: Portland at Easter, the Peaks in September"
 	for _, t := range toks {
 		if y, n := year(t.w); n > 0 && (named == 0 || named == y) {
@@ -152,7 +151,13 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 			named = -1
 		}
 	}
+	// read reads a time with a date without a year ahead of now or not; nearest, the one
+	// in the year named, or as the words around it say (tense), or the nearer.
+	tense := 0
 	read := func(at func(ahead bool) (Span, int)) (Span, int) {
+		if nearest && named <= 0 && tense != 0 {
+			return at(tense > 0)
+		}
 		sp, n := at(ahead)
 		if !nearest || n == 0 || sp.From.IsZero() || sp.To.IsZero() {
 			return sp, n
@@ -172,6 +177,9 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 		bound, bi := "", i
 		if b := boundWord(toks, i); b != "" {
 			bound, bi = b, i+len(strings.Fields(b))
+		}
+		if nearest {
+			tense = tenseAt(query, toks, i)
 		}
 		// days of one month: "7 to 11 August", "between 7 and 11 August", "7–11 August",
 		// «з 7 по 11 серпня»
@@ -1087,6 +1095,52 @@ func speaksAhead(toks []timeToken) bool {
 		}
 	}
 	return false
+}
+
+// tenseAt is whether the clause of a time, at toks[i], speaks of what is to come (1:
+// "the baby is due early November", "I'll be in Rome on the 3rd", "we're flying out on
+// the 2nd") or of what was (-1: "I was in Paris in March", "no hot water since
+// Christmas Eve"), or does not say (0): the word that says nearest before the time
+// decides, or else the nearest after it, within the clause (up to a stop, comma,
+// semicolon, colon or dash). Only the plainest words say it: "booked the cabin for
+// August" is said in the past of what is to come.
+func tenseAt(query string, toks []timeToken, i int) int {
+	brk := func(j int) bool { // a clause ends between toks[j-1] and toks[j]
+		return strings.ContainsAny(query[toks[j-1].end:toks[j].start], ".,;:!?\n–—")
+	}
+	says := func(j int) int {
+		w := toks[j].w
+		switch {
+		case w == "will" || w == "won't" || w == "shall" || w == "gonna" || w == "due" || w == "upcoming" ||
+			!toks[j].alias && strings.HasSuffix(w, "'ll"):
+			return 1
+		case !toks[j].alias && (w == "was" || w == "were" || w == "did" || w == "had" || w == "went" ||
+			w == "wasn't" || w == "weren't" || w == "didn't"):
+			return -1
+		case continuous(w): // "are flying", "I'm starting"
+			for k := j - 1; k >= 0 && k >= j-2 && !brk(k+1); k-- {
+				switch toks[k].w {
+				case "am", "is", "are", "i'm", "we're", "you're", "they're":
+					return 1
+				}
+			}
+		}
+		return 0
+	}
+	for j := i - 1; j >= 0; j-- {
+		if t := says(j); t != 0 {
+			return t
+		}
+		if j > 0 && brk(j) {
+			break
+		}
+	}
+	for j := i + 1; j < len(toks) && !brk(j); j++ {
+		if t := says(j); t != 0 {
+			return t
+		}
+	}
+	return 0
 }
 
 // continuous reports whether w is a verb's -ing form ("flying", "going"), as far as a

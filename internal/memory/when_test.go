@@ -266,6 +266,11 @@ func TestTellTime(t *testing.T) {
 		{"Moved us to Friday 13th at the Bank", at(time.November, 28), day(2024, 12, 13), day(2024, 12, 14)},
 		{"Easter. Portland. Fri 29th to Mon 1st. Who's in?", at(time.March, 14), day(2024, 3, 29), day(2024, 4, 2)},
 		{"new rota means I've got Tuesdays off til August", at(time.July, 16), time.Time{}, day(2024, 9, 1)},
+		// or as the words around it say, nearest the time first, in its clause
+		{"The baby is due early November, so the nursery has to be done soon", said(time.April, 10), day(2023, 11, 1), day(2023, 11, 11)},
+		{"I'll finally hand in the thesis in January", said(time.June, 10), day(2024, 1, 1), day(2024, 2, 1)},
+		{"I was in Paris in March", said(time.October, 10), day(2023, 3, 1), day(2023, 4, 1)},
+		{"I was promoted in March and we're moving to Leeds in January", said(time.June, 10), day(2023, 3, 1), day(2024, 2, 1)},
 		// the year the message names, not the nearest
 		{"Trips for 2024, I reckon: Portland at Easter, the Peaks in September", at(time.January, 2), day(2024, 3, 29), day(2024, 10, 1)},
 	} {
