@@ -1115,7 +1115,7 @@ func tenseAt(query string, toks []timeToken, i int) int {
 			!toks[j].alias && strings.HasSuffix(w, "'ll"):
 			return 1
 		case !toks[j].alias && (w == "was" || w == "were" || w == "did" || w == "had" || w == "went" ||
-			w == "wasn't" || w == "weren't" || w == "didn't"):
+			w == "wasn't" || w == "weren't" || w == "didn't"), pastBe[w]:
 			return -1
 		case continuous(w): // "are flying", "I'm starting"
 			for k := j - 1; k >= 0 && k >= j-2 && !brk(k+1); k-- {
@@ -1142,6 +1142,11 @@ func tenseAt(query string, toks []timeToken, i int) int {
 	}
 	return 0
 }
+
+// pastBe are the past forms of "to be" in Ukrainian and Russian: «у березні я був у
+// Парижі».
+var pastBe = map[string]bool{"був": true, "була": true, "було": true, "були": true,
+	"был": true, "была": true, "было": true, "были": true}
 
 // continuous reports whether w is a verb's -ing form ("flying", "going"), as far as a
 // word alone tells: not "something", "morning" or "wedding".

@@ -270,6 +270,8 @@ func TestTellTime(t *testing.T) {
 		{"The baby is due early November, so the nursery has to be done soon", said(time.April, 10), day(2023, 11, 1), day(2023, 11, 11)},
 		{"I'll finally hand in the thesis in January", said(time.June, 10), day(2024, 1, 1), day(2024, 2, 1)},
 		{"I was in Paris in March", said(time.October, 10), day(2023, 3, 1), day(2023, 4, 1)},
+		{"у березні я був у Парижі", said(time.October, 10), day(2023, 3, 1), day(2023, 4, 1)},
+		{"в январе буду в Риме", said(time.June, 10), day(2024, 1, 1), day(2024, 2, 1)},
 		{"I was promoted in March and we're moving to Leeds in January", said(time.June, 10), day(2023, 3, 1), day(2024, 2, 1)},
 		// the year the message names, not the nearest
 		{"Trips for 2024, I reckon: Portland at Easter, the Peaks in September", at(time.January, 2), day(2024, 3, 29), day(2024, 10, 1)},
