@@ -59,8 +59,9 @@ func splitWords(text string) []string {
 // endUp is "end up" in a question, in any of its forms: "what did the camps end up
 // costing me?", "did we end up going?". It asks what came of a thing, and its "end"
 // would find every "ended things with" and "the end of March" of a chat, so a search
-// leaves it out.
-var endUp = regexp.MustCompile(`(?i)\bend(?:s|ed|ing)?\s+up\b`)
+// leaves it out; so is "get up to" ("what did I get up to in September?"), which asks
+// what one did, as "do" does, and whose "get" would find every "get" of the time.
+var endUp = regexp.MustCompile(`(?i)\b(?:end(?:s|ed|ing)?\s+up|(?:get|gets|got|getting|gotten)\s+up\s+to)\b`)
 
 // cyrillicAt reports whether a Cyrillic letter starts text at i.
 func cyrillicAt(text string, i int) bool {

@@ -314,6 +314,7 @@ func TestEndUpTimeOnly(t *testing.T) {
 		text string
 	}{
 		{"2025-09-01T10:00:00Z", "the lease on the flat ends in March, remind me in February"},
+		{"2025-09-02T10:00:00Z", "can you get milk and bread on the way home?"},
 		{"2025-09-15T10:00:00Z", "we went bowling with the kids, Tom won twice"},
 		{"2025-09-15T11:20:00Z", "the film ended too late for the kids"},
 		{"2025-09-15T13:00:00Z", "and then pizza at Luigi's"},
@@ -337,10 +338,13 @@ func TestEndUpTimeOnly(t *testing.T) {
 		return resultIDs(res)
 	}
 	plain := ids("what did we do last week?")
-	if len(plain) < 3 || plain[0] != 2 {
+	if len(plain) < 3 || plain[0] != 3 {
 		t.Fatalf("what did we do last week: %v, want the week's messages, the first of them first", plain)
 	}
 	if got := ids("What did we end up doing last week?"); !slices.Equal(got, plain) {
 		t.Errorf("what did we end up doing last week: %v, want %v as without \"end up\"", got, plain)
+	}
+	if got := ids("What did we get up to last week?"); !slices.Equal(got, plain) {
+		t.Errorf("what did we get up to last week: %v, want %v as without \"get up to\"", got, plain)
 	}
 }
