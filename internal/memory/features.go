@@ -372,21 +372,25 @@ func (s *Searcher) boostTold(cands []*candidate, span Span, boost float64) {
 	}
 }
 
-// tells reports whether m's own expressions of time name a bounded time that overlaps
-// span (see boostTold) and is no longer than span, or than a week: "yesterday" and "last
-// weekend" tell of a Saturday, "this year" does not tell of a week of it.
+// tells reports whether one of m's own expressions of time names a bounded time that
+// overlaps span (see boostTold) and is no longer than span, or than a week: "yesterday"
+// and "last weekend" tell of a Saturday, "this year" does not tell of a week of it; "due
+// early November, so the nursery has to be done by autumn" tells of November, though
+// its other time is open.
 func (s *Searcher) tells(m *mynah.Message, span Span) bool {
 	if !mayTell(m.Text) {
 		return false
 	}
-	told := TellTime(m.Text, m.Time.In(s.loc)).Span
-	if told.From.IsZero() || told.To.IsZero() || !told.Overlaps(span) {
-		return false
+	for _, told := range TellTime(m.Text, m.Time.In(s.loc)).Spans {
+		switch {
+		case told.From.IsZero() || told.To.IsZero() || !told.Overlaps(span):
+		case span.From.IsZero() || span.To.IsZero():
+			return true // an open time ("before March"): any told time in it
+		case told.To.Sub(told.From) <= max(7*24*time.Hour, span.To.Sub(span.From)):
+			return true
+		}
 	}
-	if span.From.IsZero() || span.To.IsZero() {
-		return true // an open time ("before March"): any told time in it
-	}
-	return told.To.Sub(told.From) <= max(7*24*time.Hour, span.To.Sub(span.From))
+	return false
 }
 
 // bodyWords counts the words of what a message says: its text and its media's

@@ -970,3 +970,30 @@ func TestMonthsSaid(t *testing.T) {
 		t.Errorf("results %v: \"you may want to\" is no time in May", got)
 	}
 }
+
+// TestTellsEachTime: a message tells of each time it names on its own, not of their hull:
+// an open time beside a month ("by autumn") leaves the month told, and two months far
+// apart tell of each, not of the months between.
+func TestTellsEachTime(t *testing.T) {
+	s := NewSearcher(nil, DefaultOptions(), nil)
+	month := func(y int, m time.Month) Span {
+		from := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		return Span{From: from, To: from.AddDate(0, 1, 0)}
+	}
+	for _, c := range []struct {
+		text string
+		said time.Time
+		span Span
+		want bool
+	}{
+		{"The baby is due early November, so we need the nursery painted by autumn", time.Date(2023, 4, 10, 10, 0, 0, 0, time.UTC), month(2023, time.November), true},
+		{"I was in Paris in March and we fly to Rome in November", time.Date(2023, 6, 10, 10, 0, 0, 0, time.UTC), month(2023, time.November), true},
+		{"I was in Paris in March and we fly to Rome in November", time.Date(2023, 6, 10, 10, 0, 0, 0, time.UTC), month(2023, time.March), true},
+		{"I was in Paris in March and we fly to Rome in November", time.Date(2023, 6, 10, 10, 0, 0, 0, time.UTC), month(2023, time.July), false},
+	} {
+		m := mynah.Message{Time: c.said, Text: c.text}
+		if got := s.tells(&m, c.span); got != c.want {
+			t.Errorf("tells(%q, %s) = %v, want %v", c.text, c.span.From.Format("January 2006"), got, c.want)
+		}
+	}
+}

@@ -74,6 +74,10 @@ type TimeQuery struct {
 	// Span is the time the query names ("last week", "in March", "before 2023"), in the
 	// location of the moment it was asked; zero when it names none.
 	Span Span
+	// Spans are the times it names one by one, in order, Span their hull: "due early
+	// November, so the nursery has to be done by autumn" names early November and the
+	// time until autumn ends, whose hull is open.
+	Spans []Span
 	// Recent is true when the query asks for the latest state of something ("current",
 	// "now", "latest", "recently", "still"): newer messages are likelier answers.
 	Recent bool
@@ -180,6 +184,9 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 		}
 		if nearest {
 			tense = tenseAt(query, toks, i)
+			if tense == 0 && bound == "by" {
+				tense = 1 // "painted by autumn": a time things are to be done by
+			}
 		}
 		// days of one month: "7 to 11 August", "between 7 and 11 August", "7–11 August",
 		// «з 7 по 11 серпня»
@@ -250,7 +257,7 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 		i = bi + n
 	}
 	if len(spans) > 0 {
-		tq.Span = hull(spans)
+		tq.Span, tq.Spans = hull(spans), spans
 		var b strings.Builder
 		last := 0
 		for _, c := range cut {
@@ -1102,10 +1109,14 @@ func speaksAhead(toks []timeToken) bool {
 // the 2nd") or of what was (-1: "I was in Paris in March", "no hot water since
 // Christmas Eve"), or does not say (0): the word that says nearest before the time
 // decides, or else the nearest after it, within the clause (up to a stop, comma,
-// semicolon, colon or dash). Only the plainest words say it: "booked the cabin for
-// August" is said in the past of what is to come.
+// semicolon, colon, dash, "and", "but", "so"…). Only the plainest words say it: "booked
+// the cabin for August" is said in the past of what is to come.
 func tenseAt(query string, toks []timeToken, i int) int {
-	brk := func(j int) bool { // a clause ends between toks[j-1] and toks[j]
+	brk := func(j int) bool { // a clause starts at toks[j]
+		switch toks[j].w {
+		case "and", "but", "so", "because", "then", "while", "though", "although":
+			return true
+		}
 		return strings.ContainsAny(query[toks[j-1].end:toks[j].start], ".,;:!?\n–—")
 	}
 	says := func(j int) int {

@@ -273,6 +273,8 @@ func TestTellTime(t *testing.T) {
 		{"у березні я був у Парижі", said(time.October, 10), day(2023, 3, 1), day(2023, 4, 1)},
 		{"в январе буду в Риме", said(time.June, 10), day(2024, 1, 1), day(2024, 2, 1)},
 		{"I was promoted in March and we're moving to Leeds in January", said(time.June, 10), day(2023, 3, 1), day(2024, 2, 1)},
+		{"I was in Paris in March and we fly to Rome in November", said(time.June, 10), day(2023, 3, 1), day(2023, 12, 1)},
+		{"the nursery has to be painted by autumn", said(time.April, 10), time.Time{}, day(2023, 12, 1)},
 		// the year the message names, not the nearest
 		{"Trips for 2024, I reckon: Portland at Easter, the Peaks in September", at(time.January, 2), day(2024, 3, 29), day(2024, 10, 1)},
 	} {
