@@ -1078,13 +1078,12 @@ func nearest(t, limit time.Time, ahead bool) time.Time {
 // ("where is Ann flying in May?", "I'm going to Rome on 8 May"; «збираюся»,
 // «собирается»). A date it names without a year is then the next one.
 func speaksAhead(toks []timeToken) bool {
-	past := slices.ContainsFunc(toks, func(t timeToken) bool {
-		return !t.alias && (t.w == "was" || t.w == "were" || t.w == "did" || t.w == "had")
-	})
+	past := slices.ContainsFunc(toks, pastWord)
 	for i, t := range toks {
-		switch t.w {
-		case "will", "won't", "gonna", "shall", "upcoming":
+		if aheadWord(t) {
 			return true
+		}
+		switch t.w {
 		case "plans", "planning":
 			if !past || t.alias { // not "what were Ann's plans for May?"
 				return true
@@ -1097,11 +1096,31 @@ func speaksAhead(toks []timeToken) bool {
 				}
 			}
 		}
-		if strings.HasSuffix(t.w, "'ll") {
-			return true
-		}
 	}
 	return false
+}
+
+// aheadWord reports whether t is a word of what is to come: "will", "won't", "we'll",
+// "gonna", "shall", "upcoming" («буде», «будет»).
+func aheadWord(t timeToken) bool {
+	switch t.w {
+	case "will", "won't", "gonna", "shall", "upcoming":
+		return true
+	}
+	return !t.alias && strings.HasSuffix(t.w, "'ll")
+}
+
+// pastWord reports whether t is a past of "to be", "do" or "have" ("was", "did", "had";
+// «був», «было»), or "went".
+func pastWord(t timeToken) bool {
+	if t.alias {
+		return false
+	}
+	switch t.w {
+	case "was", "were", "did", "had", "went", "wasn't", "weren't", "didn't":
+		return true
+	}
+	return pastBe[t.w]
 }
 
 // tenseAt is whether the clause of a time, at toks[i], speaks of what is to come (1:
@@ -1114,19 +1133,16 @@ func speaksAhead(toks []timeToken) bool {
 func tenseAt(query string, toks []timeToken, i int) int {
 	brk := func(j int) bool { // a clause starts at toks[j]
 		switch toks[j].w {
-		case "and", "but", "so", "because", "then", "while", "though", "although":
+		case "and", "but", "so", "because", "then", "while", "though", "although", "і", "й", "и", "а", "але", "но":
 			return true
 		}
 		return strings.ContainsAny(query[toks[j-1].end:toks[j].start], ".,;:!?\n–—")
 	}
 	says := func(j int) int {
-		w := toks[j].w
-		switch {
-		case w == "will" || w == "won't" || w == "shall" || w == "gonna" || w == "due" || w == "upcoming" ||
-			!toks[j].alias && strings.HasSuffix(w, "'ll"):
+		switch w := toks[j].w; {
+		case aheadWord(toks[j]) || w == "due":
 			return 1
-		case !toks[j].alias && (w == "was" || w == "were" || w == "did" || w == "had" || w == "went" ||
-			w == "wasn't" || w == "weren't" || w == "didn't"), pastBe[w]:
+		case pastWord(toks[j]):
 			return -1
 		case continuous(w): // "are flying", "I'm starting"
 			for k := j - 1; k >= 0 && k >= j-2 && !brk(k+1); k-- {
