@@ -66,15 +66,21 @@ var nicknameGroups = []string{
 // that a Ukrainian or Russian name is the same name in any case it is said in.
 func nameKey(w string) string { return stem.Text(strings.ToLower(w)) }
 
-// nicknameKeys maps each name of nicknameGroups, by nameKey, to the groups it is in.
-var nicknameKeys = func() map[string][]int {
-	m := map[string][]int{}
+// nickname is a name of nicknameGroups and its nameKey.
+type nickname struct{ name, key string }
+
+// nicknameSets are nicknameGroups's names with their keys, group by group, and
+// nicknameKeys maps each key to the groups it is in.
+var nicknameSets, nicknameKeys = func() ([][]nickname, map[string][]int) {
+	groups, keys := make([][]nickname, len(nicknameGroups)), map[string][]int{}
 	for i, g := range nicknameGroups {
 		for _, n := range strings.Fields(g) {
-			m[nameKey(n)] = append(m[nameKey(n)], i)
+			k := nameKey(n)
+			groups[i] = append(groups[i], nickname{n, k})
+			keys[k] = append(keys[k], i)
 		}
 	}
-	return m
+	return groups, keys
 }()
 
 // askedNames are the words of a query as names are compared (nameKey): all of them, and
@@ -101,17 +107,16 @@ func askedNamesOf(query string) askedNames {
 }
 
 // others returns the other names of the people the query names by one of theirs (see
-// nicknameGroups): «Що Діма казав?» also asks of «Дмитро», "what did Dan say?" of
-// "Daniel".
+// nicknameGroups): «Що Діма казав?» also asks of «Дмитро» and «Дмитрий».
 func (a askedNames) others() []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, k := range slices.Sorted(maps.Keys(a.names)) { // in one order: the same query, the same search
 		for _, g := range nicknameKeys[k] {
-			for _, n := range strings.Fields(nicknameGroups[g]) {
-				if nk := nameKey(n); !a.names[nk] && !seen[nk] {
-					seen[nk] = true
-					out = append(out, n)
+			for _, n := range nicknameSets[g] {
+				if !a.names[n.key] && !seen[n.key] {
+					seen[n.key] = true
+					out = append(out, n.name)
 				}
 			}
 		}
@@ -133,10 +138,8 @@ func (a askedNames) sender(first string, nicknames bool) bool {
 		return false
 	}
 	for _, g := range nicknameKeys[k] {
-		for _, n := range strings.Fields(nicknameGroups[g]) {
-			if a.names[nameKey(n)] {
-				return true
-			}
+		if slices.ContainsFunc(nicknameSets[g], func(n nickname) bool { return a.names[n.key] }) {
+			return true
 		}
 	}
 	return false
