@@ -209,6 +209,7 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 					b.To = b.From.AddDate(0, 1, 0)
 				}
 				if m > 0 && !b.To.IsZero() && !a.From.IsZero() {
+					a = yearOf(a, b, toks[bi:bi+n])
 					spans = append(spans, Span{From: a.From, To: b.To})
 					cut = append(cut, [2]int{toks[i].start, toks[bi+n+m].end})
 					i = bi + n + 1 + m
@@ -1358,4 +1359,22 @@ func Age(t, now time.Time) string {
 		return plural(max(months, 2), "month")
 	}
 	return plural(months/12, "year")
+}
+
+// yearOf is a, the start of a range "between a and b" read in toks, moved to the year
+// before b when it names no year and would start after b ends: "between August and
+// November 2023" asked in 2026 is August 2023, not August 2026 (a range that ran
+// backwards, and matched no message).
+func yearOf(a, b Span, toks []timeToken) Span {
+	if a.From.Before(b.To) || slices.ContainsFunc(toks, func(t timeToken) bool { _, n := year(t.w); return n > 0 }) {
+		return a
+	}
+	years := b.To.Year() - a.From.Year()
+	for range 2 {
+		if moved := (Span{From: a.From.AddDate(years, 0, 0), To: a.To.AddDate(years, 0, 0)}); moved.From.Before(b.To) {
+			return moved
+		}
+		years--
+	}
+	return a
 }

@@ -215,6 +215,9 @@ func TestParseTime(t *testing.T) {
 		{query: "from 2 March until 4 April", from: day(2024, 3, 2), to: day(2024, 4, 5)},
 		{query: "what did we plant from March to May?", from: day(2024, 3, 1), to: day(2024, 6, 1), text: "what did we plant ?"},
 		{query: "between October and May", from: day(2023, 10, 1), to: day(2024, 6, 1)},
+		{query: "a meeting in Boston between August and November 2022?", from: day(2022, 8, 1), to: day(2022, 12, 1), text: "a meeting in Boston ?"},
+		{query: "between November and February 2023", from: day(2022, 11, 1), to: day(2023, 3, 1)},
+		{query: "between 3 August and 5 November 2022", from: day(2022, 8, 3), to: day(2022, 11, 6)},
 		{query: "I ran 5 to 10 km on 3 May", from: day(2024, 5, 3), to: day(2024, 5, 4), text: "I ran 5 to 10 km"},
 		// a plural is no "this day": «ці дні», «эти дни» are "these days"; «скільки тижнів
 		// тому» is "how many weeks ago", not a week ago
