@@ -282,7 +282,7 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 		switch t.w {
 		case "current", "currently", "now", "latest", "recently", "lately", "still", "nowadays":
 			tq.Recent = true
-		case "when":
+		case "when", "dates":
 			tq.When = true
 		case "what", "which":
 			if i+1 < len(toks) && (isUnit(toks[i+1].w) || toks[i+1].w == "date" || toks[i+1].w == "time" || toks[i+1].w == "weekday") {

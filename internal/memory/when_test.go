@@ -158,6 +158,7 @@ func TestParseTime(t *testing.T) {
 		{query: "When did Caroline go to the support group?", text: "When did Caroline go to the support group?", when: true},
 		{query: "How many days passed between the trip and the wedding?", text: "How many days passed between the trip and the wedding?", when: true},
 		{query: "Which year did Audrey adopt her dogs?", text: "Which year did Audrey adopt her dogs?", when: true},
+		{query: "Remind me, what are the dates for the Font trip?", text: "Remind me, what are the dates for the Font trip?", when: true},
 		{query: "What is my current job?", text: "What is my current job?", rcnt: true},
 		{query: "Who may come to the party by car", text: "Who may come to the party by car"},
 		{query: "what did we do last May", from: day(2023, 5, 1), to: day(2023, 6, 1), text: "what did we do last"},
