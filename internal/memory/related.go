@@ -11,7 +11,8 @@ import "strings"
 // memory): weddings ("married"), jobs ("promoted"), trips ("flew", "visited"), cars (their
 // makes), games (the consoles), moving ("moved") and exams ("passed") each cost a
 // multi-hop, open-domain or temporal question there, as LoCoMo's friends talk of those
-// things all the time, and were left out.
+// things all the time, and were left out. A request for a recipe or a meal is told by
+// what the person eats ("I've been vegetarian for two years"), which it never names.
 var relatedGroups = []struct{ asked, told string }{
 	{"conference conferences", "talk poster presenting presented keynote panel symposium summit convention"},
 	{"repair repairs repaired fix fixing fixed", "repaired replaced replace mechanic plumber electrician roofer broke broken leak leaking"},
@@ -21,6 +22,7 @@ var relatedGroups = []struct{ asked, told string }{
 	{"phone phones", "iphone pixel samsung galaxy android"},
 	{"laptop laptops computer computers", "macbook thinkpad dell lenovo chromebook"},
 	{"apartment apartments flat flats", "apartment flat lease landlord"},
+	{"recipe recipes dinner dinners menu meal meals cook cooking", "vegetarian vegan pescatarian allergic allergy intolerant gluten lactose dairy"},
 }
 
 // related maps each asked word of relatedGroups to its group's told words.
