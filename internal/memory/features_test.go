@@ -911,7 +911,9 @@ func TestSearchKinds(t *testing.T) {
 }
 
 // TestRelated: asked how many conferences, the search finds the message that tells of a
-// talk given at one without naming it a conference.
+// talk given at one without naming it a conference; asked of weddings, birthdays, medical
+// appointments or concerts, the one that tells of someone marrying, turning 50, a
+// checkup with the GP, a night at the arena.
 func TestRelated(t *testing.T) {
 	t0 := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
 	h := chatOf(t0,
@@ -920,6 +922,19 @@ func TestRelated(t *testing.T) {
 		"+2000 Alice: my sister wants to present her cake at the village fair",
 	)
 	featureFinds(t, h, Query{Text: "How many conferences did I present at this year?", K: 3}, "related", 1)
+	for _, c := range []struct{ told, other, question string }{
+		{"my buddy Marcus is marrying Jen this Saturday and I'm a groomsman", "I went to the gym twice this year, a record",
+			"Whose weddings did I go to this year?"},
+		{"Dave turns 50 next Saturday and I'm giving a toast at the party", "we did go to the party at the bakery this year",
+			"Whose birthdays did we celebrate this year?"},
+		{"had my annual checkup with the GP, all fine", "how many steps did I have to climb today, ugh",
+			"How many medical appointments did I have this year?"},
+		{"saw Arctic Monkeys at the arena last night, amazing", "did you go to the new bakery? I did",
+			"Which concerts did I go to?"},
+	} {
+		h := chatOf(t0, "+0 Alice: "+c.told, "+1000 Alice: "+c.other, "+2000 Alice: the weather was awful all week")
+		featureFinds(t, h, Query{Text: c.question, K: 1}, "related", 1)
+	}
 }
 
 // TestEndUp: "end up" in a question asks what came of a thing; its "end" must not pull
