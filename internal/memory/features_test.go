@@ -912,8 +912,8 @@ func TestSearchKinds(t *testing.T) {
 
 // TestRelated: asked how many conferences, the search finds the message that tells of a
 // talk given at one without naming it a conference; asked of weddings, birthdays, medical
-// appointments or concerts, the one that tells of someone marrying, turning 50, a
-// checkup with the GP, a night at the arena.
+// appointments, concerts, a job or houseplants, the one that tells of someone marrying,
+// turning 50, a checkup with the GP, a night at the arena, a promotion, new plants.
 func TestRelated(t *testing.T) {
 	t0 := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
 	h := chatOf(t0,
@@ -931,6 +931,10 @@ func TestRelated(t *testing.T) {
 			"How many medical appointments did I have this year?"},
 		{"saw Arctic Monkeys at the arena last night, amazing", "did you go to the new bakery? I did",
 			"Which concerts did I go to?"},
+		{"I got promoted to senior marketing manager on Friday!", "what title should the report have?",
+			"What is my job title now?"},
+		{"I got two more plants this weekend, a fiddle leaf fig and a calathea", "how many do I have to invite to the party now?",
+			"How many houseplants do I have now?"},
 	} {
 		h := chatOf(t0, "+0 Alice: "+c.told, "+1000 Alice: "+c.other, "+2000 Alice: the weather was awful all week")
 		featureFinds(t, h, Query{Text: c.question, K: 1}, "related", 1)
