@@ -913,7 +913,8 @@ func TestSearchKinds(t *testing.T) {
 // TestRelated: asked how many conferences, the search finds the message that tells of a
 // talk given at one without naming it a conference; asked of weddings, birthdays, medical
 // appointments, concerts, a job or houseplants, the one that tells of someone marrying,
-// turning 50, a checkup with the GP, a night at the arena, a promotion, new plants.
+// turning 50, a checkup with the GP, a night at the arena, a promotion, new plants, a
+// Sigma bought.
 func TestRelated(t *testing.T) {
 	t0 := time.Date(2025, 4, 1, 8, 0, 0, 0, time.UTC)
 	h := chatOf(t0,
@@ -935,6 +936,8 @@ func TestRelated(t *testing.T) {
 			"What is my job title now?"},
 		{"I got two more plants this weekend, a fiddle leaf fig and a calathea", "how many do I have to invite to the party now?",
 			"How many houseplants do I have now?"},
+		{"bought a used Sigma 150-600 off a guy for $1,150", "spent $40 on the spare battery, which I did not need",
+			"How much did I spend on lenses?"},
 	} {
 		h := chatOf(t0, "+0 Alice: "+c.told, "+1000 Alice: "+c.other, "+2000 Alice: the weather was awful all week")
 		featureFinds(t, h, Query{Text: c.question, K: 1}, "related", 1)

@@ -24,6 +24,7 @@ var relatedGroups = []struct{ asked, told string }{
 	{"baby babies", "born pregnant pregnancy newborn"},
 	{"phone phones", "iphone pixel samsung galaxy android"},
 	{"laptop laptops computer computers", "macbook thinkpad dell lenovo chromebook"},
+	{"lens lenses", "sigma tamron tokina zeiss samyang telephoto"},
 	{"apartment apartments flat flats", "apartment flat lease landlord"},
 	{"wedding weddings", "married marrying marry bride groom groomsman bridesmaid"},
 	{"birthday birthdays", "turns turned"},
