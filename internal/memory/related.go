@@ -28,7 +28,7 @@ var relatedGroups = []struct{ asked, told string }{
 	{"apartment apartments flat flats", "apartment flat lease landlord"},
 	{"wedding weddings", "married marrying marry bride groom groomsman bridesmaid"},
 	{"birthday birthdays", "turns turned"},
-	{"job jobs", "promoted promotion hired offer"},
+	{"job jobs", "promoted promotion hired"},
 	{"houseplant houseplants", "plant plants"},
 	{"recipe recipes dinner dinners menu meal meals cook cooking", "vegetarian vegan pescatarian allergic allergy intolerant gluten lactose dairy"},
 }
