@@ -372,6 +372,54 @@ func TestAssistantHaystack(t *testing.T) {
 	}
 }
 
+// TestAssistantMerged holds the default ranking to beating plain BM25 where many people's
+// histories are one chat, as when a benchmark of many people's chats with an assistant is
+// imported as one history: the nine English histories' sessions among the everyday ones
+// repeated to ~9,000 messages (mergedRepeats times, each copy at another time), every
+// question asked of them all. Another person's sister, wedding or trip is then among the
+// matches of each question.
+func TestAssistantMerged(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("imports thousands of messages: runs without -short and -race")
+	}
+	var sessions []assistantSession
+	var questions []assistantQuestion
+	for i, name := range assistantHistories {
+		s, q := assistantSessions(t, name, false)
+		for _, s := range s {
+			if slices.ContainsFunc(s.turns, func(t assistantTurn) bool { return t.key != "" }) {
+				sessions = append(sessions, s) // the person's
+				continue
+			}
+			if i > 0 {
+				continue // the everyday sessions, which every history has: taken once
+			}
+			for r := range mergedRepeats {
+				c := s
+				c.date = s.date.Add(time.Duration(r) * 74 * time.Hour / mergedRepeats)
+				sessions = append(sessions, c)
+			}
+		}
+		questions = append(questions, q...)
+	}
+	msgs, ids := layOut(t, sessions, questions)
+	for _, store := range recallStores {
+		t.Run(store.name, func(t *testing.T) {
+			db := store.open(t)
+			chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
+			for batch := range slices.Chunk(msgs, 5000) {
+				if _, err := db.ImportMessages(t.Context(), "a", chat, batch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			beatPlain(t, fmt.Sprintf("nine histories in one chat of %d messages", len(msgs)), db, chat.ID, questions, ids)
+		})
+	}
+}
+
+// mergedRepeats is how many times TestAssistantMerged repeats the everyday sessions.
+const mergedRepeats = 30
+
 // openPostgres opens a PostgreSQL store in a schema of its own (pgtest.Schema).
 func openPostgres(t *testing.T) locomo.Store {
 	t.Helper()
