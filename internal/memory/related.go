@@ -8,13 +8,14 @@ import "strings"
 // died, the plumber put in a new one". Each group is the words a question may use (asked)
 // and the words a telling uses instead (told). English only. Each group was kept only
 // where it lowered none of LoCoMo's halves in one store or a store each (mynah bench
-// memory): jobs ("promoted"), trips ("flew", "visited"), cars (their makes), games (the
-// consoles), moving ("moved") and exams ("passed") each cost a multi-hop, open-domain or
-// temporal question there, as LoCoMo's friends talk of those things all the time, and
-// were left out. Weddings ("married") were too at first; tried again on 7 December, with
-// the ranking as it is now, they cost LoCoMo nothing, nor did birthdays ("turns 50"),
-// medical appointments and a concert's arena. A request for a recipe or a meal is told by
-// what the person eats ("I've been vegetarian for two years"), which it never names.
+// memory): trips ("flew", "visited"), cars (their makes), games (the consoles), moving
+// ("moved") and exams ("passed") each cost a multi-hop, open-domain or temporal question
+// there, as LoCoMo's friends talk of those things all the time, and were left out (tried
+// again on 7 December: still so). Weddings ("married") and jobs ("promoted") were too at
+// first; tried again then, with the ranking as it is now, they cost LoCoMo nothing, nor
+// did birthdays ("turns 50"), medical appointments, a concert's arena, houseplants and
+// lenses' makers. A request for a recipe or a meal is told by what the person eats
+// ("I've been vegetarian for two years"), which it never names.
 var relatedGroups = []struct{ asked, told string }{
 	{"conference conferences", "talk poster presenting presented keynote panel symposium summit convention"},
 	{"repair repairs repaired fix fixing fixed", "repaired replaced replace mechanic plumber electrician roofer broke broken leak leaking"},

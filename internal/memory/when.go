@@ -1361,10 +1361,11 @@ func Age(t, now time.Time) string {
 	return plural(months/12, "year")
 }
 
-// yearOf is a, the start of a range "between a and b" read in toks, moved to the year
-// before b when it names no year and would start after b ends: "between August and
-// November 2023" asked in 2026 is August 2023, not August 2026 (a range that ran
-// backwards, and matched no message).
+// yearOf is a, the start of a range "between a and b" read in toks, moved back by whole
+// years to the latest that starts before b ends (b's year or the one before), when a
+// names no year and would start after b ends: "between August and November 2023" asked
+// in 2026 is from August 2023, not August 2026 (a range that ran backwards, and matched
+// no message); "between November and February 2023" from November 2022.
 func yearOf(a, b Span, toks []timeToken) Span {
 	if a.From.Before(b.To) || slices.ContainsFunc(toks, func(t timeToken) bool { _, n := year(t.w); return n > 0 }) {
 		return a
