@@ -10,9 +10,9 @@ import (
 )
 
 // TestRelatedDiet: asked for a recipe or a menu, the search also finds what the person
-// once said of what they eat ("I've been vegetarian for two years", "we're pescatarian"),
-// which shares no word with the request, before the chat's other talk of cooking (feature
-// related); without the feature it is not found.
+// once said of what they eat ("I've been vegetarian for two years", "my partner is
+// lactose intolerant"), which shares no word with the request, before the chat's other
+// talk of cooking (feature related); without the feature it is not found.
 func TestRelatedDiet(t *testing.T) {
 	db := openStore(t)
 	chat := mynah.Chat{ID: 42, Type: mynah.ChatPrivate}
