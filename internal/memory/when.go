@@ -219,10 +219,11 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 		}
 		sp, n := read(func(ahead bool) (Span, int) { return spanAt(toks, bi, now, ahead) })
 		if end := bi + max(n, 1); end < len(toks) && isWeekdayToken(toks[end-1].w) {
-			// a weekday before a date is the date's: "on Friday the 14th", "Sat 3 May"
-			if d := dayAt(toks, end); isDayNumber(toks[d].w) {
-				if date, m := read(func(ahead bool) (Span, int) { return spanAt(toks, d, now, ahead) }); m > 0 {
-					sp, n = date, d-bi+m
+			// a weekday before a date is the date's: "on Friday the 14th", "Sat 3 May",
+			// "Sunday, May 12" (of the year whose 12 May is a Sunday, when none is named)
+			if d := dayAt(toks, end); isDayNumber(toks[d].w) || months[toks[d].w] != 0 {
+				if date, m := read(func(ahead bool) (Span, int) { return spanAt(toks, d, now, ahead) }); m > 0 && date.To.Equal(date.From.AddDate(0, 0, 1)) {
+					sp, n = weekdayYear(date, weekdays[toks[end-1].w], toks[d:d+m], ahead), d-bi+m
 				}
 			}
 		}
@@ -278,6 +279,14 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 		b.WriteString(query[last:])
 		tq.Text = strings.Join(strings.Fields(b.String()), " ")
 	}
+	inCut := func(at int) bool {
+		for _, c := range cut {
+			if at >= c[0] && at < c[1] {
+				return true
+			}
+		}
+		return false
+	}
 	for i, t := range toks {
 		switch t.w {
 		case "current", "currently", "now", "latest", "recently", "lately", "still", "nowadays":
@@ -302,6 +311,11 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 			tq.Recent = true
 		}
 		if t.w == "these" && i+1 < len(toks) && toks[i+1].w == "days" {
+			tq.Recent = true
+		}
+		if t.w == "last" && i+1 < len(toks) && !inCut(t.start) && !mayStartTime(toks[i+1].w) {
+			// "last" that names no time asks for the latest: "the last time we
+			// spoke", "my last haircut"
 			tq.Recent = true
 		}
 	}
@@ -600,6 +614,26 @@ func dayRunAt(query string, toks []timeToken, i int, bound string, now time.Time
 	return Span{From: time.Date(end.From.Year(), end.From.Month(), first, 0, 0, 0, 0, now.Location()), To: end.To}, j - from
 }
 
+// weekdayYear is the day date names, said to be a wd: when its year is not named (no
+// year in toks) and date falls on another weekday, the same day of the nearest year back
+// (ahead, for a text about what is to come) in which it is a wd.
+func weekdayYear(date Span, wd time.Weekday, toks []timeToken, ahead bool) Span {
+	if date.From.Weekday() == wd || slices.ContainsFunc(toks, func(t timeToken) bool { _, n := year(t.w); return n > 0 }) {
+		return date
+	}
+	step := -1
+	if ahead {
+		step = 1
+	}
+	for k := 1; k <= 11; k++ {
+		t := date.From.AddDate(k*step, 0, 0)
+		if t.Day() == date.From.Day() && t.Weekday() == wd {
+			return Span{From: t, To: t.AddDate(0, 0, 1)}
+		}
+	}
+	return date
+}
+
 // dayAt returns where a day's number is at toks[i], past a "the" or a weekday before it
 // ("the 4th", "Fri 20th"); i when none is skipped.
 func dayAt(toks []timeToken, i int) int {
@@ -793,6 +827,12 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return Span{From: day(back(now, w(1), 1)), To: today.AddDate(0, 0, 1)}, 2
 	case (t == "last" || t == "past" || t == "previous") && isWeekday(w(1)):
 		return lastWeekday(today, weekdays[w(1)]), 2
+	case t == "the" && isWeekday(w(1)) && w(2) == "before" && w(3) == "last":
+		// "the Friday before last": a week before last Friday
+		d := lastWeekday(today, weekdays[w(1)]).From.AddDate(0, 0, -7)
+		return days(d, 1), 4
+	case isWeekday(t) && w(1) == "before" && w(2) == "last":
+		return days(lastWeekday(today, weekdays[t]).From.AddDate(0, 0, -7), 1), 3
 	case isWeekday(t) && i > 0 && (toks[i-1].w == "on" || toks[i-1].alias && toks[i-1].w == "in"): // «у понеділок»
 		if ahead { // "what are we doing on Friday?": the coming one
 			return nextWeekday(today, weekdays[t]), 1
@@ -828,6 +868,10 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		if w(m) == "ago" || w(m) == "back" {
 			return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), m + 1
 		}
+	}
+	// "two Fridays ago": the Friday before last
+	if n, k := count(toks, i); k > 0 && isWeekday(strings.TrimSuffix(w(k), "s")) && w(k+1) == "ago" && n >= 1 && n < 60 && n == float64(int(n)) {
+		return days(lastWeekday(today, weekdays[strings.TrimSuffix(w(k), "s")]).From.AddDate(0, 0, -7*(int(n)-1)), 1), k + 2
 	}
 	// "a fortnight ago": two weeks
 	if n, k := count(toks, i); k > 0 && strings.TrimSuffix(w(k), "s") == "fortnight" && w(k+1) == "ago" {
@@ -933,6 +977,12 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			return days(t, 1), 2 + n + yearWord(3, n)
 		}
 		y, n := year(w(1))
+		of := 0
+		if n == 0 && w(1) == "of" { // "May of 2024"
+			if y, n = year(w(2)); n > 0 {
+				of = 1
+			}
+		}
 		t := time.Date(y, m, 1, 0, 0, 0, 0, loc)
 		if n == 0 {
 			t = nearest(time.Date(now.Year(), m, 1, 0, 0, 0, 0, loc), monthStart, ahead)
@@ -940,7 +990,7 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 				t = t.AddDate(-1, 0, 0) // "last May" asked in May: a year ago
 			}
 		}
-		return Span{From: t, To: t.AddDate(0, 1, 0)}, 1 + n + yearWord(2, n)
+		return Span{From: t, To: t.AddDate(0, 1, 0)}, 1 + of + n + yearWord(2+of, n)
 	}
 	// "in 2022": a year needs a preposition or bound before it, or it may be a number
 	if y, n := year(w(0)); n == 1 && i > 0 && (isTimePreposition(toks[i-1].w) || boundWord(toks, i-1) != "" || toks[i-1].w == "of" || partWord(toks[i-1].w)) {
@@ -990,6 +1040,9 @@ var tellWords = func() map[string]bool {
 	}
 	for w := range weekdays {
 		m[w] = true
+		if isWeekday(w) {
+			m[w+"s"] = true // "two Fridays ago"
+		}
 	}
 	return m
 }()
