@@ -36,6 +36,24 @@ func mynahCLI(t *testing.T, h *harness, args ...string) (string, int) {
 	return string(out), 0
 }
 
+// mynahSplit is mynahCLI with stdout and stderr apart.
+func mynahSplit(t *testing.T, h *harness, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Args[0], cmd.Env = "mynah", h.env
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return string(out), errb.String(), exit.ExitCode()
+	case err != nil:
+		t.Fatalf("mynah %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out), errb.String(), 0
+}
+
 // mustCLI runs mynah and fails the test unless it succeeds.
 func mustCLI(t *testing.T, h *harness, args ...string) string {
 	t.Helper()

@@ -167,6 +167,13 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w, err
 	}
 	if len(items) == 0 {
 		fmt.Fprintln(w, "nothing found")
+		if f.Chat != 0 {
+			// a mistyped chat id finds nothing; say so, rather than let it pass for a chat
+			// where nothing matched
+			if _, err := db.Chat(ctx, a.Name, mynah.ChatID(f.Chat)); errors.Is(err, mynah.ErrNotFound) {
+				fmt.Fprintf(errw, "%s has no chat %d: nothing of it is stored (see mynah import, or the chats serve has seen)\n", a.Name, f.Chat)
+			}
+		}
 		return nil
 	}
 	// Buffered: the tab writer writes each cell by itself, a system call each.

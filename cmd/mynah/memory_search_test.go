@@ -102,15 +102,11 @@ func TestMemorySearchCLI(t *testing.T) {
 	// A time nothing matching was said in: the results are other times', and stderr says
 	// so; stdout stays the results alone, and --json (for scripts) says nothing else.
 	search := func(args ...string) (stdout, stderr string) {
-		cmd := exec.Command(os.Args[0], append([]string{"memory", "search", "--config", h.dir, "--chat", "1001", "-q", "the dentist yesterday", "--at", "2024-05-24 09:00", "-k", "1"}, args...)...)
-		cmd.Args[0], cmd.Env = "mynah", h.env
-		var errb strings.Builder
-		cmd.Stderr = &errb
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("the dentist yesterday %v: %v\n%s", args, err, errb.String())
+		stdout, stderr, code := mynahSplit(t, h, append([]string{"memory", "search", "--config", h.dir, "--chat", "1001", "-q", "the dentist yesterday", "--at", "2024-05-24 09:00", "-k", "1"}, args...)...)
+		if code != 0 {
+			t.Fatalf("the dentist yesterday %v: exit %d\n%s", args, code, stderr)
 		}
-		return string(out), errb.String()
+		return stdout, stderr
 	}
 	stdout, stderr := search()
 	if want := `found nothing said on Thu 23 May 2024 for "the dentist yesterday"; the results are from other times`; !strings.Contains(stderr, want) || strings.Count(stdout, "\n") != 1 || !strings.Contains(stdout, "#4") {
@@ -149,6 +145,14 @@ func TestMemorySearchCLI(t *testing.T) {
 		out = mustCLI(t, h, append([]string{"memory", "search", "--config", h.dir, "--chat", "1001", "--at", "2024-05-21 09:00", "-k", "1"}, words...)...)
 		if !strings.Contains(out, "#4") {
 			t.Errorf("memory search %q found:\n%s\nwant the dentist's message 4", words, out)
+		}
+	}
+	// A chat id the agent has no chat of: nothing found, and stderr says why; a chat where
+	// nothing matched: nothing found alone.
+	for _, c := range []struct{ chat, note string }{{"1009", "Mynah has no chat 1009"}, {"1001", ""}} {
+		stdout, stderr, code := mynahSplit(t, h, "memory", "search", "--config", h.dir, "--chat", c.chat, "heron")
+		if code != 0 || strings.TrimSpace(stdout) != "nothing found" || c.note == "" && stderr != "" || !strings.Contains(stderr, c.note) {
+			t.Errorf("a search of chat %s for a word never said: exit %d, stdout %q, stderr %q; want nothing found, and on stderr %q", c.chat, code, stdout, stderr, c.note)
 		}
 	}
 	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir); code == 0 || !strings.Contains(out, "nothing to search for") {
