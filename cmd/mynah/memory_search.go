@@ -167,6 +167,11 @@ func memorySearch(ctx context.Context, f memorySearchFlags, at time.Time, w, err
 	}
 	if len(items) == 0 {
 		fmt.Fprintln(w, "nothing found")
+		for _, q := range f.Queries {
+			if !mem.Searchable(q, at) {
+				fmt.Fprintf(errw, "every word of %q is too common to search for: say what it was about (a name, a place, a thing)\n", q)
+			}
+		}
 		if f.Chat != 0 {
 			// a mistyped chat id finds nothing; say so, rather than let it pass for a chat
 			// where nothing matched

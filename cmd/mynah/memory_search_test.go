@@ -149,10 +149,15 @@ func TestMemorySearchCLI(t *testing.T) {
 	}
 	// A chat id the agent has no chat of: nothing found, and stderr says why; a chat where
 	// nothing matched: nothing found alone.
-	for _, c := range []struct{ chat, note string }{{"1009", "Mynah has no chat 1009"}, {"1001", ""}} {
-		stdout, stderr, code := mynahSplit(t, h, "memory", "search", "--config", h.dir, "--chat", c.chat, "heron")
+	// A query of nothing but everyday words: nothing found, and stderr says why.
+	for _, c := range []struct{ chat, query, note string }{
+		{"1009", "heron", "Mynah has no chat 1009"},
+		{"1001", "heron", ""},
+		{"1001", "what did I do?", `every word of "what did I do?" is too common to search for`},
+	} {
+		stdout, stderr, code := mynahSplit(t, h, "memory", "search", "--config", h.dir, "--chat", c.chat, c.query)
 		if code != 0 || strings.TrimSpace(stdout) != "nothing found" || c.note == "" && stderr != "" || !strings.Contains(stderr, c.note) {
-			t.Errorf("a search of chat %s for a word never said: exit %d, stdout %q, stderr %q; want nothing found, and on stderr %q", c.chat, code, stdout, stderr, c.note)
+			t.Errorf("a search of chat %s for %q: exit %d, stdout %q, stderr %q; want nothing found, and on stderr %q", c.chat, c.query, code, stdout, stderr, c.note)
 		}
 	}
 	if out, code := mynahCLI(t, h, "memory", "search", "--config", h.dir); code == 0 || !strings.Contains(out, "nothing to search for") {

@@ -167,6 +167,9 @@ func (e *Engine) Missed(text string, now time.Time, res []Result) (Span, bool) {
 	return e.all.Missed(text, now, res)
 }
 
+// Searchable is Searcher.Searchable.
+func (e *Engine) Searchable(text string, now time.Time) bool { return e.all.Searchable(text, now) }
+
 // Location is the time zone the engine reads and shows times in.
 func (e *Engine) Location() *time.Location { return e.history.Location() }
 

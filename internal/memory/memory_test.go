@@ -309,6 +309,10 @@ func TestSearchToolAboutUser(t *testing.T) {
 	if out := run(chat, `{"query":"bicycle","about":"user"}`); out != "No messages found." {
 		t.Errorf("memory_search about the user in a group = %q: another chat leaked into the group", out)
 	}
+	// A query of nothing but everyday words: the model is told to search for what it was about.
+	if out := run(chat, `{"query":"what did I do?"}`); !strings.Contains(out, "No messages found: every word of \"what did I do?\" is too common") {
+		t.Errorf("memory_search of everyday words = %q, want it to say they are too common to search for", out)
+	}
 	out := run(private, `{"query":"bicycle","about":"user"}`)
 	if !strings.Contains(out, "in chat -500] Alice") || !strings.Contains(out, "lock code") || strings.Contains(out, "red") {
 		t.Errorf("memory_search about the user = %q: want Alice's own message from the other chat only", out)

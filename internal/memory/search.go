@@ -576,6 +576,17 @@ func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, 
 	return span, true
 }
 
+// Searchable reports whether text gives a search anything to look for: a word not too
+// common to search for, a time or an event ("what did I do?" has none of them; "what did
+// I do last week?" and "what did I do at the lake?" have).
+func (s *Searcher) Searchable(text string, now time.Time) bool {
+	if now.IsZero() {
+		now = s.now()
+	}
+	tq := ParseTime(text, now.In(s.loc))
+	return !tq.Span.IsZero() || len(tq.Anchors) > 0 || len(Terms(endUp.ReplaceAllString(tq.Text, " "), s.stop)) > 0
+}
+
 // asks reports whether text is a question ("what did we do yesterday?"): it names a time
 // without telling anything of it.
 func asks(text string) bool { return strings.HasSuffix(strings.TrimSpace(text), "?") }

@@ -99,6 +99,11 @@ func (t SearchTool) Run(ctx context.Context, c tool.Call) (string, error) {
 	})
 	res = res[:min(k, len(res))]
 	if len(res) == 0 {
+		for _, text := range texts {
+			if !t.searcher.Searchable(text, c.Now) {
+				return fmt.Sprintf("No messages found: every word of %q is too common to search for; search for what it was about (a name, a place, a thing).", text), nil
+			}
+		}
 		return "No messages found.", nil
 	}
 	now := c.Now
