@@ -243,6 +243,15 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 			for j := i - 1; j >= 0 && j >= i-2 && (isTimePreposition(toks[j].w) || j == i-1 && j > 0 && toks[j].w == "the" && isTimePreposition(toks[j-1].w)); j-- {
 				start = toks[j].start
 			}
+			// "earlier this week": its days up to today; "later this month": from today
+			if day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location()); i > 0 && sp.Contains(day) {
+				switch toks[i-1].w {
+				case "earlier":
+					sp.To, start = day.AddDate(0, 0, 1), toks[i-1].start
+				case "later":
+					sp.From, start = day, toks[i-1].start
+				}
+			}
 		}
 		switch bound {
 		case "before":
