@@ -434,3 +434,29 @@ func TestSpanDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestThisSeason: "this spring" is the one going on or else this year's, whenever it is
+// asked: in December the spring gone, in January the autumn to come; a winter not going on
+// is the nearer one.
+func TestThisSeason(t *testing.T) {
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		now      time.Time
+		query    string
+		from, to time.Time
+	}{
+		{day(2026, 12, 7), "what did I plant this spring?", day(2026, 3, 1), day(2026, 6, 1)},
+		{day(2026, 12, 7), "что мы сажали этой весной?", day(2026, 3, 1), day(2026, 6, 1)},
+		{day(2026, 12, 7), "is it cold this winter?", day(2026, 12, 1), day(2027, 3, 1)},
+		{day(2027, 1, 10), "when do I start college this fall?", day(2027, 9, 1), day(2027, 12, 1)},
+		{day(2026, 11, 20), "where do we go skiing this winter?", day(2026, 12, 1), day(2027, 3, 1)},
+		{day(2026, 3, 3), "how much snow did we get this winter?", day(2025, 12, 1), day(2026, 3, 1)},
+		{day(2026, 5, 15), "plans this summer", day(2026, 6, 1), day(2026, 9, 1)},
+		{day(2026, 7, 15), "what did we do this summer", day(2026, 6, 1), day(2026, 9, 1)},
+	} {
+		got := ParseTime(c.query, c.now).Span
+		if !got.From.Equal(c.from) || !got.To.Equal(c.to) {
+			t.Errorf("ParseTime(%q) asked %s = %s, want %s", c.query, c.now.Format(time.DateOnly), got.Describe(time.UTC), Span{From: c.from, To: c.to}.Describe(time.UTC))
+		}
+	}
+}
