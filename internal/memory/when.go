@@ -768,7 +768,31 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			return weekendNear(d, w(k) == "after"), k + 1 + n
 		}
 	}
+	// "the week of 9 November", "the weekend of the 14th": the week (weekend) that day is in
+	if w(0) == "the" && (w(1) == "week" || w(1) == "weekend") && w(2) == "of" && !relative(toks, i+3) {
+		if d, n := spanAt(toks, i+3, now, ahead); n > 0 && d.To.Equal(d.From.AddDate(0, 0, 1)) {
+			if w(1) == "week" {
+				return days(d.From.AddDate(0, 0, -((int(d.From.Weekday())+6)%7)), 7), 3 + n
+			}
+			sat := d.From.AddDate(0, 0, int(time.Saturday-d.From.Weekday())) // a weekday's: the one after it
+			if d.From.Weekday() == time.Sunday {
+				sat = d.From.AddDate(0, 0, -1)
+			}
+			return days(sat, 2), 3 + n
+		}
+	}
 	switch t := w(0); {
+	case isWeekday(t) && dayPart(w(1)):
+		// "Monday night", "on Friday morning": the last one (the coming one, ahead); a
+		// night runs into the next day
+		d := lastWeekday(today, weekdays[t])
+		if ahead {
+			d = nextWeekday(today, weekdays[t])
+		}
+		if w(1) == "night" {
+			d.To = d.To.AddDate(0, 0, 1)
+		}
+		return d, 2
 	case t == "today" || t == "tonight":
 		return days(today, 1), 1
 	case t == "yesterday":
@@ -835,6 +859,9 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		// «за останній тиждень»: the past week
 		return Span{From: day(back(now, w(1), 1)), To: today.AddDate(0, 0, 1)}, 2
 	case (t == "last" || t == "past" || t == "previous") && isWeekday(w(1)):
+		if dayPart(w(2)) { // "last Monday morning"
+			return lastWeekday(today, weekdays[w(1)]), 3
+		}
 		return lastWeekday(today, weekdays[w(1)]), 2
 	case t == "the" && isWeekday(w(1)) && w(2) == "before" && w(3) == "last":
 		// "the Friday before last": a week before last Friday
@@ -1007,6 +1034,11 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return Span{From: t, To: t.AddDate(1, 0, 0)}, 1 + yearWord(1, n)
 	}
 	return Span{}, 0
+}
+
+// dayPart reports whether w names a part of a day: "Monday night", "last Friday morning".
+func dayPart(w string) bool {
+	return w == "morning" || w == "afternoon" || w == "evening" || w == "night"
 }
 
 // mayStartTime reports whether w may begin an expression spanAt reads: most words of a
