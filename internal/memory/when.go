@@ -263,6 +263,9 @@ func parseTime(query string, toks []timeToken, now time.Time, ahead, nearest boo
 		case "since", "from":
 			sp = Span{From: sp.From}
 		}
+		if bi+n < len(toks) && dayPart(toks[bi+n].w) && sp.To.Equal(sp.From.AddDate(0, 0, 1)) {
+			n++ // "yesterday evening", «вчора ввечері»: the day's
+		}
 		spans = append(spans, sp)
 		cut = append(cut, [2]int{start, toks[bi+n-1].end})
 		i = bi + n
