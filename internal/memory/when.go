@@ -897,6 +897,13 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 			return Span{From: day(back(now, w(2), 1)), To: today.AddDate(0, 0, 1)}, 3
 		}
 	}
+	// "half a year ago": six months; "half a month ago": two weeks
+	if w(0) == "half" && (w(1) == "a" || w(1) == "an") && (w(2) == "year" || w(2) == "month") && (w(3) == "ago" || w(3) == "back") {
+		if w(2) == "year" {
+			return about(now, "month", 6, false), 4
+		}
+		return about(now, "week", 2, false), 4
+	}
 	// "3 weeks ago", "a few days ago", "a month ago", "two weeks back"; "in 3 weeks", "in a
 	// few days"
 	if n, k := count(toks, i); k > 0 && isUnit(w(k)) {
@@ -1050,7 +1057,7 @@ func mayStartTime(w string) bool {
 	switch w {
 	case "today", "tonight", "yesterday", "tomorrow", "the", "this", "last", "next", "coming", "previous", "past", "in",
 		"within", "latest", "ereyesterday", "overmorrow", "lastyear", "beforelast", "day", "week", "weekend", "month", "year",
-		"early", "mid", "middle", "late", "beginning", "start", "end":
+		"early", "mid", "middle", "late", "beginning", "start", "end", "half":
 		return true
 	}
 	if namesTime(w) || w == "new" || w == "valentines" {

@@ -138,6 +138,7 @@ func TestParseTime(t *testing.T) {
 		{query: "what did we do this time last year", from: day(2023, 5, 8), to: day(2023, 5, 23), text: "what did we do"},
 		{query: "where were we this time last month", from: day(2024, 4, 12), to: day(2024, 4, 19), text: "where were we"},
 		{query: "what did I buy a year and a half ago", from: day(2022, 5, 14), to: day(2023, 5, 16), text: "what did I buy"},
+		{query: "what did I buy half a year ago", from: day(2023, 10, 31), to: day(2023, 12, 1), text: "what did I buy"},
 		{query: "this time I mean it", text: "this time I mean it"},
 		{query: "що ми робили на вихідних", from: day(2024, 5, 11), to: day(2024, 5, 13), text: "що ми робили"},
 		{query: "what are we doing this weekend?", from: day(2024, 5, 18), to: day(2024, 5, 20), text: "what are we doing ?"},
