@@ -862,9 +862,6 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		// «за останній тиждень»: the past week
 		return Span{From: day(back(now, w(1), 1)), To: today.AddDate(0, 0, 1)}, 2
 	case (t == "last" || t == "past" || t == "previous") && isWeekday(w(1)):
-		if dayPart(w(2)) { // "last Monday morning"
-			return lastWeekday(today, weekdays[w(1)]), 3
-		}
 		return lastWeekday(today, weekdays[w(1)]), 2
 	case t == "the" && isWeekday(w(1)) && w(2) == "before" && w(3) == "last":
 		// "the Friday before last": a week before last Friday
