@@ -147,9 +147,8 @@ func TestMemorySearchCLI(t *testing.T) {
 			t.Errorf("memory search %q found:\n%s\nwant the dentist's message 4", words, out)
 		}
 	}
-	// A chat id the agent has no chat of: nothing found, and stderr says why; a chat where
-	// nothing matched: nothing found alone.
-	// A query of nothing but everyday words: nothing found, and stderr says why.
+	// Nothing found: a chat the agent has none of, or a query of nothing but everyday
+	// words, says why on stderr; a chat where nothing matched, nothing more.
 	for _, c := range []struct{ chat, query, note string }{
 		{"1009", "heron", "Mynah has no chat 1009"},
 		{"1001", "heron", ""},

@@ -863,12 +863,13 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		return Span{From: day(back(now, w(1), 1)), To: today.AddDate(0, 0, 1)}, 2
 	case (t == "last" || t == "past" || t == "previous") && isWeekday(w(1)):
 		return lastWeekday(today, weekdays[w(1)]), 2
-	case t == "the" && isWeekday(w(1)) && w(2) == "before" && w(3) == "last":
-		// "the Friday before last": a week before last Friday
-		d := lastWeekday(today, weekdays[w(1)]).From.AddDate(0, 0, -7)
-		return days(d, 1), 4
-	case isWeekday(t) && w(1) == "before" && w(2) == "last":
-		return days(lastWeekday(today, weekdays[t]).From.AddDate(0, 0, -7), 1), 3
+	case t == "the" && isWeekday(w(1)) && w(2) == "before" && w(3) == "last", isWeekday(t) && w(1) == "before" && w(2) == "last":
+		// "(the) Friday before last": a week before last Friday
+		j := 0
+		if t == "the" {
+			j = 1
+		}
+		return days(lastWeekday(today, weekdays[w(j)]).From.AddDate(0, 0, -7), 1), j + 3
 	case isWeekday(t) && i > 0 && (toks[i-1].w == "on" || toks[i-1].alias && toks[i-1].w == "in"): // «у понеділок»
 		if ahead { // "what are we doing on Friday?": the coming one
 			return nextWeekday(today, weekdays[t]), 1

@@ -29,8 +29,8 @@ func tokenAt(toks []timeToken, i int) string {
 
 // seasonAt reads a season at toks[i] and how many tokens it takes: "last summer" (the
 // latest one over by today), "the summer before last", "this summer" (the one going on,
-// or else this year's; a winter not going on, the nearer of the last and the next), "next spring", "summer 2022", "the summer
-// of 2022", and a season after a preposition or "the" ("in the summer", "during summer":
+// or else this year's; a winter not going on, the nearer of the last and the next), "next
+// spring", "summer 2022", "the summer of 2022", and a season after a preposition or "the" ("in the summer", "during summer":
 // the latest one begun by today, or the next when the text speaks of what is to come).
 // "Fall" is read only after last, this or next, before a year or in "in (the) fall":
 // "after the fall" is an accident.
@@ -56,19 +56,18 @@ func seasonAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		case t == "next" || t == "coming":
 			return at(at.latest(today) + 1), 2
 		case t == "this":
-			y := at.latest(today)
-			if cur := at(y); today.Before(cur.To) {
-				return cur, 2 // the one going on
-			}
-			if s != time.December {
+			cur, next := at(at.latest(today)), at(at.latest(today)+1)
+			switch {
+			case today.Before(cur.To): // the one going on
+				return cur, 2
+			case s != time.December:
 				// spring, summer, autumn: this year's ("this summer" asked in May; "this
 				// spring" asked in December is the one gone, in January the one to come)
 				return at(today.Year()), 2
+			case next.From.Sub(today) < today.Sub(cur.To): // "this winter" asked in November
+				return next, 2
 			}
-			if cur, next := at(y), at(y+1); next.From.Sub(today) < today.Sub(cur.To) {
-				return next, 2 // "this winter" asked in November
-			}
-			return at(y), 2
+			return cur, 2
 		}
 		return at(at.over(today)), 2
 	}
