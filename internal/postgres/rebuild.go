@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -146,8 +147,9 @@ func (db *DB) indexUnindexed(ctx context.Context, progress func(done, total int)
 
 // finishRebuild completes a rebuild of the search index that a migration asked for
 // (search_rebuild holds a row): it indexes every message without an entry, counts each
-// chat's entries again and clears the request. Instances starting together may both do
-// it: the entries are upserts and the counts are counted from them.
+// chat's entries again, writes every note chunk's entry anew (reindexNotes) and clears
+// the request. Instances starting together may both do it: the entries are upserts, the
+// counts are counted from them and a chunk's entry is a function of its text.
 func (db *DB) finishRebuild(ctx context.Context) error {
 	var pending bool
 	if err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM search_rebuild)`).Scan(&pending); err != nil || !pending {
@@ -162,6 +164,45 @@ func (db *DB) finishRebuild(ctx context.Context) error {
 	if _, err := db.pool.Exec(ctx, recountSearch); err != nil {
 		return fail(ctx, err, "count the search entries")
 	}
+	if err := db.reindexNotes(ctx); err != nil {
+		return err
+	}
 	_, err := db.pool.Exec(ctx, `DELETE FROM search_rebuild`)
 	return err
+}
+
+// reindexNotes writes every note chunk's index entry anew from its text, as PutNote
+// writes it, rebuildBatch chunks a statement.
+func (db *DB) reindexNotes(ctx context.Context) error {
+	rows, err := db.pool.Query(ctx, `SELECT id, text FROM note_chunks`)
+	if err != nil {
+		return fail(ctx, err, "read the note chunks")
+	}
+	type entry struct {
+		id  int64
+		doc string
+		len int32
+	}
+	entries, err := scanAll(rows, func(s scanner) (entry, error) {
+		var e entry
+		var text string
+		err := s.Scan(&e.id, &text)
+		doc, n := buildDoc(docPart{text, bodyPart})
+		e.doc, e.len = doc, int32(n)
+		return e, err
+	})
+	if err != nil {
+		return fail(ctx, err, "read the note chunks")
+	}
+	for batch := range slices.Chunk(entries, rebuildBatch) {
+		ids, docs, lens := make([]int64, len(batch)), make([]string, len(batch)), make([]int32, len(batch))
+		for i, e := range batch {
+			ids[i], docs[i], lens[i] = e.id, e.doc, e.len
+		}
+		if _, err := db.pool.Exec(ctx, `UPDATE note_chunks c SET doc = u.doc::tsvector, len = u.len
+			FROM unnest($1::bigint[], $2::text[], $3::integer[]) AS u(id, doc, len) WHERE c.id = u.id`, ids, docs, lens); err != nil {
+			return fail(ctx, err, "index the note chunks")
+		}
+	}
+	return nil
 }

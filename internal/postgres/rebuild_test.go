@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -63,5 +64,53 @@ func TestUpgradeRebuildsSearch(t *testing.T) {
 	// Message 600 was said two hours after the heron: the heron is not what it answers.
 	if got := search("heron", 1); len(got) != 1 || got[0] != 599 {
 		t.Errorf("search for heron, weighing what a message answers = %v, want [599] only", got)
+	}
+}
+
+// TestUpgradeSplitsCompounds: migration 0004 rebuilds the entries written before compound
+// words were split, so that once the store is opened again "gym" finds "PureGym" among
+// the messages and "pods" finds "AirPods" among the notes.
+func TestUpgradeSplitsCompounds(t *testing.T) {
+	requireServer(t)
+	db, dsn := openTemp(t)
+	ctx := t.Context()
+	chat := mynah.Chat{ID: 7, Type: mynah.ChatPrivate}
+	msg := mynah.Message{ID: 1, Time: time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC), Sender: mynah.User{ID: 7, FirstName: "Ann"},
+		Text: "Signed up at PureGym today"}
+	if _, err := db.ImportMessages(ctx, "a", chat, []mynah.Message{msg}); err != nil {
+		t.Fatal(err)
+	}
+	f := mynah.NoteFile{Agent: "a", Kind: mynah.NoteCurated, Path: "gear.md", Hash: "h", Size: 1, ModTime: time.Unix(1, 0), Scope: mynah.NoteGlobal}
+	if err := db.PutNote(ctx, f, []mynah.NoteChunk{{StartLine: 1, EndLine: 1, Text: "My AirPods need a new case", Hash: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	// What schema 3 held: entries without the parts of compound words.
+	for _, q := range []string{
+		`UPDATE message_search SET doc = to_tsvector('simple', 'signed up at puregym today')`,
+		`UPDATE note_chunks SET doc = to_tsvector('simple', text)`,
+	} {
+		if _, err := db.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ms, func(m migration) bool { return m.name == "compounds" })
+	if i < 0 {
+		t.Fatal("no migration compounds")
+	}
+	if _, err := db.pool.Exec(ctx, ms[i].sql); err != nil {
+		t.Fatal(err)
+	}
+	db = reopen(t, db, dsn)
+	hits, err := db.SearchHistory(ctx, mynah.SearchQuery{Agent: "a", Chat: chat.ID, Terms: []string{"gym"}, Limit: 5})
+	if err != nil || len(hits) != 1 || hits[0].Message.ID != 1 {
+		t.Errorf("after the upgrade gym finds %d messages (%v), want message 1", len(hits), err)
+	}
+	notes, err := db.SearchNotes(ctx, mynah.NoteQuery{Agent: "a", Terms: []string{"pods"}, Limit: 5, All: true})
+	if err != nil || len(notes) != 1 {
+		t.Errorf("after the upgrade pods finds %d notes (%v), want the note", len(notes), err)
 	}
 }

@@ -90,6 +90,51 @@ func TestStemmingMigration(t *testing.T) {
 	}
 }
 
+// TestCompoundsMigration: messages and notes indexed before compound words were split
+// (schema 19) are indexed again at the upgrade, so that "gym" finds "PureGym".
+func TestCompoundsMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mynah.db")
+	raw := openBefore(t, path, 20)
+	const text, note = "Signed up at PureGym today", "My AirPods need a new case"
+	for _, q := range []string{
+		`INSERT INTO chats (agent, chat_id, type, title, username, is_forum, updated_at) VALUES ('a', 7, 'private', '', '', 0, 0)`,
+		`INSERT INTO search_agents (agent) VALUES ('a')`,
+		`INSERT INTO search_chats (scope, agent, chat_id) VALUES ((SELECT agent_no FROM search_agents WHERE agent = 'a') << 22, 'a', 7)`,
+		`INSERT INTO messages (agent, chat_id, message_id, thread_id, sender_id, sender_first_name, sender_last_name,
+			sender_username, sender_is_bot, time, text, outgoing, stored_at) VALUES ('a', 7, 1, 0, 7, 'Ann', '', '', 0, 0, '` + text + `', 0, 0)`,
+		`INSERT INTO note_files (agent, kind, path, hash, size, mtime, scope) VALUES ('a', 'curated', 'gear.md', 'h', 1, 0, 'global')`,
+		`INSERT INTO note_chunks (id, agent, kind, path, start_line, end_line, text, hash) VALUES ((SELECT agent_no FROM search_agents WHERE agent = 'a') << 40, 'a', 'curated', 'gear.md', 1, 1, '` + note + `', 'h')`,
+		// What schema 19 held: each text as typed, its compounds one word.
+		`INSERT INTO note_search (note_search) VALUES ('delete-all')`,
+		`INSERT INTO note_search (rowid, text) SELECT id, text FROM note_chunks`,
+		`INSERT INTO message_search (rowid, body, context, previous) SELECT key, '` + text + `', 'Ann', '' FROM message_search_docs`,
+		`UPDATE search_progress SET last_rowid = (SELECT max(rowid) FROM messages)`,
+	} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	runIndexerOnce(t, db, slog.New(slog.DiscardHandler))
+	for _, term := range []string{"gym", "PureGym"} {
+		hits, err := db.SearchHistory(ctx, mynah.SearchQuery{Agent: "a", Chat: 7, Terms: []string{term}, Limit: 10})
+		if err != nil || len(hits) != 1 || hits[0].Message.ID != 1 {
+			t.Errorf("after the upgrade %q finds %d messages (%v), want message 1", term, len(hits), err)
+		}
+	}
+	notes, err := db.SearchNotes(ctx, mynah.NoteQuery{Agent: "a", Terms: []string{"pods"}, Limit: 5, All: true})
+	if err != nil || len(notes) != 1 {
+		t.Errorf("after the upgrade the note is found by a part of AirPods %d times (%v), want once", len(notes), err)
+	}
+}
+
 // runIndexerOnce runs the indexer until it has caught up.
 func runIndexerOnce(t *testing.T, db *DB, log *slog.Logger) {
 	t.Helper()

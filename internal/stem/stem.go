@@ -45,15 +45,17 @@ const (
 )
 
 // Text returns text as a keyword index holds it: each Cyrillic word replaced by its folded
-// stem, the rest unchanged. Words are split where the index's tokenizer splits them (at
-// every rune that is not a letter, digit or combining mark), except that an apostrophe
-// between two letters of a Cyrillic word is part of it. Text without Cyrillic letters or ʼ
-// is returned as it is, at the cost of one scan.
+// stem, the rest unchanged, followed by the parts of its Latin compound words (PureGym:
+// Pure Gym; see compoundParts). Words are split where the index's tokenizer splits them
+// (at every rune that is not a letter, digit or combining mark), except that an
+// apostrophe between two letters of a Cyrillic word is part of it. Text without Cyrillic
+// letters, ʼ or compound words is returned as it is, at the cost of two scans.
 func Text(text string) string {
+	parts := compoundParts(text)
 	if !mayChange(text) {
-		return text
+		return text + parts
 	}
-	return rewrite(text, textLang(text))
+	return rewrite(text, textLang(text)) + parts
 }
 
 // Query returns what to look up for one query word (or a few): Text of it, or for a

@@ -79,6 +79,16 @@ func TestText(t *testing.T) {
 		{"5км 2ёж", "5км 2еж"},
 		// Quotes around a word are not apostrophes.
 		{"'машина'", "'машин'"},
+		// A Latin compound word stays as typed, and its parts follow the text, so that
+		// "gym" finds PureGym; parts of a letter, or of two not both capitals, say too
+		// little, and a plural of capitals (RPGs) is one word; a word that goes on in
+		// Cyrillic letters is not one of them.
+		{"I joined PureGym, then bought AirPods.", "I joined PureGym, then bought AirPods. Pure Gym Air Pods"},
+		{"HTMLParser on my iPhone at McDonald's", "HTMLParser on my iPhone at McDonald's HTML Parser Phone Donald"},
+		{"RPGs, MOBAs and PhDs on LinkedIn #ThrowbackThursday", "RPGs, MOBAs and PhDs on LinkedIn #ThrowbackThursday Linked Throwback Thursday"},
+		{"OpenAI macOS", "OpenAI macOS Open AI mac OS"},
+		{"Мой iPhone у Львові", "мой iPhone у львов Phone"},
+		{"Kиiв CamelКейс", "kиов саmеlкейс"},
 	} {
 		if got := Text(c.in); got != c.want {
 			t.Errorf("Text(%q) = %q, want %q", c.in, got, c.want)

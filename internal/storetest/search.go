@@ -74,7 +74,8 @@ func testSearchLive(t *testing.T, b Backend) {
 // testSearchStems: a word finds its other forms, in English (the porter stemmer), Russian
 // and Ukrainian (each word by its own language, in one chat), with case, accents, ё, ґ
 // and the apostrophes of Ukrainian folded; and the forms whose stem gains or loses a
-// vowel (кошка, кошек; поїздка, поїздок).
+// vowel (кошка, кошек; поїздка, поїздок). A part of a compound word finds it (gym:
+// PureGym), and the whole word as typed still does.
 func testSearchStems(t *testing.T, b Backend) {
 	s := b.Open(t)
 	for i, text := range []string{
@@ -92,6 +93,7 @@ func testSearchStems(t *testing.T, b Backend) {
 		"Поїздка до Карпат вдалася, дякую за поради",
 		"Купили Мише подарок на день рождения",
 		"Сестри приїдуть у суботу",
+		"Signed up at PureGym, my AirPods died on the first lap",
 	} {
 		post(t, s, agentA, message(dm, i+1, text))
 	}
@@ -118,6 +120,11 @@ func testSearchStems(t *testing.T, b Backend) {
 		{"поїздок", []mynah.MessageID{12}},
 		{"подарки", []mynah.MessageID{13}},
 		{"сестер", []mynah.MessageID{14}},
+		{"gym", []mynah.MessageID{15}},
+		{"pods", []mynah.MessageID{15}},
+		{"puregym", []mynah.MessageID{15}},
+		{"AirPods", []mynah.MessageID{15}},
+		{"pure gym", []mynah.MessageID{15}},
 	} {
 		if got := search(t, s, mynah.SearchQuery{Agent: agentA, Chat: dm.ID, Terms: []string{c.term}}); !slices.Equal(sorted(got), c.want) {
 			t.Errorf("search for %q = %v, want %v", c.term, got, c.want)
