@@ -756,6 +756,9 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	if sp, n := holidayAt(toks, i, now, ahead); n > 0 {
 		return sp, n
 	}
+	if sp, n := quarterAt(toks, i, now, ahead); n > 0 {
+		return sp, n
+	}
 	// "the first weekend of August", "the last week of May"
 	if nth, k := ordinalAt(toks, i); k > 0 && (w(k) == "weekend" || w(k) == "week") && w(k+1) == "of" && !relative(toks, i+k+2) {
 		if sp, n := spanAt(toks, i+k+2, now, ahead); n > 0 {
@@ -1055,7 +1058,7 @@ func mayStartTime(w string) bool {
 	switch w {
 	case "today", "tonight", "yesterday", "tomorrow", "the", "this", "last", "next", "coming", "previous", "past", "in",
 		"within", "latest", "ereyesterday", "overmorrow", "lastyear", "beforelast", "day", "week", "weekend", "month", "year",
-		"early", "mid", "middle", "late", "beginning", "start", "end", "half":
+		"early", "mid", "middle", "late", "beginning", "start", "end", "half", "q1", "q2", "q3", "q4":
 		return true
 	}
 	if namesTime(w) || w == "new" || w == "valentines" {
@@ -1078,7 +1081,7 @@ var tellWords = func() map[string]bool {
 	for _, w := range []string{"today", "tonight", "yesterday", "tomorrow", "overmorrow", "ereyesterday", "lastyear",
 		"night", "morning", "afternoon", "evening", "weekend", "weekends", "fortnight", "fortnights",
 		"spring", "summer", "autumn", "fall", "winter", "christmas", "xmas", "easter", "halloween", "valentine",
-		"valentines", "thanksgiving"} {
+		"valentines", "thanksgiving", "quarter", "q1", "q2", "q3", "q4"} {
 		m[w] = true
 	}
 	for _, u := range []string{"day", "week", "month", "year"} {

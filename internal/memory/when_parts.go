@@ -298,3 +298,73 @@ func seasonWord(w string) bool {
 	}
 	return namesTime(cyrillicTime()[w])
 }
+
+// quarterAt reads a quarter of a year at toks[i]: "Q3", "Q3 2025", "Q1 of 2024", "the
+// third quarter (of 2025, of last year)", "the last quarter of 2024" (its fourth), "last
+// quarter", "this quarter", "next quarter", "the quarter before last", «минулого
+// кварталу», «в этом квартале». A quarter named without a year is the latest begun by
+// today (the next one, in a text about what is ahead). "A quarter" (of an hour, of the
+// budget) is no time.
+func quarterAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
+	w := func(j int) string { return tokenAt(toks, i+j) }
+	loc := now.Location()
+	in := func(y, q int) Span {
+		from := time.Date(y, time.Month(3*q-2), 1, 0, 0, 0, 0, loc)
+		return Span{From: from, To: from.AddDate(0, 3, 0)}
+	}
+	thisOne := now.Year()*4 + (int(now.Month())-1)/3 // quarters since year 0
+	back := func(n int) Span { return in((thisOne-n)/4, (thisOne-n)%4+1) }
+	switch t := w(0); {
+	case (t == "last" || t == "previous" || t == "past") && w(1) == "quarter":
+		return back(1), 2
+	case t == "beforelast" && w(1) == "quarter":
+		return back(2), 2
+	case t == "this" && w(1) == "quarter":
+		return back(0), 2
+	case (t == "next" || t == "coming") && w(1) == "quarter":
+		return back(-1), 2
+	case t == "the" && w(1) == "quarter" && w(2) == "before" && w(3) == "last":
+		return back(2), 4
+	}
+	q, k := 0, 0
+	if t := w(0); len(t) == 2 && t[0] == 'q' && t[1] >= '1' && t[1] <= '4' {
+		q, k = int(t[1]-'0'), 1
+	} else if nth, n := ordinalAt(toks, i); n > 0 && w(n) == "quarter" {
+		q, k = nth, n+1
+	}
+	if q == 0 {
+		return Span{}, 0
+	}
+	if q == -1 && w(k) != "of" {
+		return back(1), k // "in the last quarter": the one before this
+	}
+	if q == -1 {
+		q = 4 // the last of a year
+	}
+	if w(k) == "of" {
+		// "of 2024", "of last year", "of the year"; not "the third quarter of the game"
+		if y, n := year(w(k + 1)); n == 1 {
+			return in(y, q), k + 2
+		}
+		switch {
+		case w(k+1) == "this" && w(k+2) == "year", w(k+1) == "the" && w(k+2) == "year":
+			return in(now.Year(), q), k + 3
+		case w(k+1) == "last" && w(k+2) == "year":
+			return in(now.Year()-1, q), k + 3
+		case w(k+1) == "next" && w(k+2) == "year":
+			return in(now.Year()+1, q), k + 3
+		}
+		return Span{}, 0
+	}
+	if y, n := year(w(k)); n == 1 { // "Q3 2025"
+		return in(y, q), k + 1
+	}
+	y := now.Year()
+	if in(y, q).From.After(now) {
+		y--
+	}
+	if ahead && !in(y, q).To.After(now) {
+		y++
+	}
+	return in(y, q), k
+}
