@@ -235,8 +235,10 @@ func (r assistantRecall) mean() (turn, full float64) {
 // chat-assistant histories, nine in English and one each in Ukrainian and Russian, it
 // was never tuned on (assistantHistory), asked each question at its own time: turn
 // recall@10 above, all-evidence recall@10 not below, with the person's sessions short
-// and long, in either store.
+// and long, in either store. It asks some two thousand questions, which the race
+// detector slows twentyfold (182 s): it runs without -race, as .ci/run runs it.
 func TestAssistantHistory(t *testing.T) {
+	skipUnderRace(t)
 	for _, store := range recallStores {
 		t.Run(store.name, func(t *testing.T) {
 			for _, name := range slices.Concat(assistantHistories, languageHistories) {

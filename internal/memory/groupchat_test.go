@@ -83,8 +83,9 @@ func readGroupChat(tb testing.TB, name string) ([]mynah.Message, []assistantQues
 
 // TestGroupChat holds the default ranking to beating plain BM25 on each group, asked
 // each question at its own time, in either store: turn recall@10 above, all-evidence
-// recall@10 not below.
+// recall@10 not below. Like TestAssistantHistory, it runs without -race.
 func TestGroupChat(t *testing.T) {
+	skipUnderRace(t)
 	for _, store := range recallStores {
 		t.Run(store.name, func(t *testing.T) {
 			for _, name := range groupChats {

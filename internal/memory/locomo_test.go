@@ -354,3 +354,12 @@ func TestMayTellLoCoMo(t *testing.T) {
 		t.Errorf("mayTell passed over %d of %d turns, want most", passed, turns)
 	}
 }
+
+// skipUnderRace skips a test that measures recall under the race detector: it checks the
+// ranking, not concurrency, and .ci/run runs it without -race.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("measures recall, which the race detector slows twentyfold: runs without -race (.ci/run)")
+	}
+}
