@@ -300,11 +300,12 @@ func seasonWord(w string) bool {
 }
 
 // quarterAt reads a quarter of a year at toks[i]: "Q3", "Q3 2025", "Q1 of 2024", "the
-// third quarter (of 2025, of last year)", "the last quarter of 2024" (its fourth), "last
+// third quarter of 2025 (of last year)", "the last quarter of 2024" (its fourth), "last
 // quarter", "this quarter", "next quarter", "the quarter before last", «минулого
 // кварталу», «в этом квартале». A quarter named without a year is the latest begun by
 // today (the next one, in a text about what is ahead). "A quarter" (of an hour, of the
-// budget) is no time.
+// budget) is no time, nor is a quarter said with "the" and no year, as a game's are:
+// "trailing in the 4th quarter", "in the last quarter", "the last quarter of the game".
 func quarterAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	w := func(j int) string { return tokenAt(toks, i+j) }
 	loc := now.Location()
@@ -315,7 +316,7 @@ func quarterAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	thisOne := now.Year()*4 + (int(now.Month())-1)/3 // quarters since year 0
 	back := func(n int) Span { return in((thisOne-n)/4, (thisOne-n)%4+1) }
 	switch t := w(0); {
-	case (t == "last" || t == "previous" || t == "past") && w(1) == "quarter":
+	case (t == "last" || t == "previous" || t == "past") && w(1) == "quarter" && (t != "last" || w(-1) != "the"):
 		return back(1), 2
 	case t == "beforelast" && w(1) == "quarter":
 		return back(2), 2
@@ -329,14 +330,12 @@ func quarterAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	q, k := 0, 0
 	if t := w(0); len(t) == 2 && t[0] == 'q' && t[1] >= '1' && t[1] <= '4' {
 		q, k = int(t[1]-'0'), 1
-	} else if nth, n := ordinalAt(toks, i); n > 0 && w(n) == "quarter" {
+	} else if nth, n := ordinalAt(toks, i); n > 0 && w(n) == "quarter" && w(n+1) == "of" {
+		// only of a year: "the 4th quarter", "the last quarter" alone are a game's as often
 		q, k = nth, n+1
 	}
 	if q == 0 {
 		return Span{}, 0
-	}
-	if q == -1 && w(k) != "of" {
-		return back(1), k // "in the last quarter": the one before this
 	}
 	if q == -1 {
 		q = 4 // the last of a year
