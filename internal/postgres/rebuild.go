@@ -172,7 +172,7 @@ func (db *DB) finishRebuild(ctx context.Context) error {
 }
 
 // reindexNotes writes every note chunk's index entry anew from its text, as PutNote
-// writes it, rebuildBatch chunks a statement.
+// writes it: up to rebuildBatch chunks in a statement.
 func (db *DB) reindexNotes(ctx context.Context) error {
 	rows, err := db.pool.Query(ctx, `SELECT id, text FROM note_chunks`)
 	if err != nil {
