@@ -555,6 +555,11 @@ func isTimePreposition(w string) bool {
 	return false
 }
 
+// isYear reports whether span is one calendar year.
+func isYear(span Span) bool {
+	return span.From.YearDay() == 1 && span.From.Hour() == 0 && span.To.Equal(span.From.AddDate(1, 0, 0))
+}
+
 // isMonth reports whether span is one calendar month.
 func isMonth(span Span) bool {
 	return span.From.Day() == 1 && span.From.Hour() == 0 && span.To.Equal(span.From.AddDate(0, 1, 0))

@@ -341,17 +341,9 @@ func quarterAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		q = 4 // the last of a year
 	}
 	if w(k) == "of" {
-		// "of 2024", "of last year", "of the year"; not "the third quarter of the game"
-		if y, n := year(w(k + 1)); n == 1 {
-			return in(y, q), k + 2
-		}
-		switch {
-		case w(k+1) == "this" && w(k+2) == "year", w(k+1) == "the" && w(k+2) == "year":
-			return in(now.Year(), q), k + 3
-		case w(k+1) == "last" && w(k+2) == "year":
-			return in(now.Year()-1, q), k + 3
-		case w(k+1) == "next" && w(k+2) == "year":
-			return in(now.Year()+1, q), k + 3
+		// "of 2024", "of last year": a year, as spanAt reads it; not "of the game"
+		if sp, n := spanAt(toks, i+k+1, now, ahead); n > 0 && isYear(sp) {
+			return in(sp.From.Year(), q), k + 1 + n
 		}
 		return Span{}, 0
 	}
