@@ -902,6 +902,9 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 		if j == 2 && isUnit(w(2)) && !strings.HasSuffix(w(2), "s") {
 			return Span{From: day(back(now, w(2), 1)), To: today.AddDate(0, 0, 1)}, 3
 		}
+		if w(j) == "fortnight" { // "the past fortnight", "in the last fortnight": 14 days
+			return Span{From: day(back(now, "week", 2)), To: today.AddDate(0, 0, 1)}, j + 1
+		}
 	}
 	// "half a year ago": six months; "half a month ago": two weeks
 	if w(0) == "half" && (w(1) == "a" || w(1) == "an") && (w(2) == "year" || w(2) == "month") && (w(3) == "ago" || w(3) == "back") {
@@ -912,13 +915,25 @@ func spanAt(toks []timeToken, i int, now time.Time, ahead bool) (Span, int) {
 	}
 	// "3 weeks ago", "a few days ago", "a month ago", "two weeks back"; "in 3 weeks", "in a
 	// few days"
-	if n, k := count(toks, i); k > 0 && isUnit(w(k)) {
+	n, k := count(toks, i)
+	vague := k > 1 || w(0) == "several" || w(0) == "few"
+	if more, j := count(toks, i+k+1); k > 0 && w(k) == "or" && j > 0 && more > n && isUnit(w(k+1+j)) {
+		n, k, vague = (n+more)/2, k+1+j, true // "2 or 3 weeks ago", "one or two days ago"
+	}
+	if k > 0 && isUnit(w(k)) {
 		m := k + 1                                              // past the unit
 		if w(m) == "and" && w(m+1) == "a" && w(m+2) == "half" { // "a year and a half ago"
 			n, m = n+0.5, m+3
 		}
+		if w(m) == "or" { // "a month or so ago", "a week or two ago": vaguely
+			if w(m+1) == "so" {
+				vague, m = true, m+2
+			} else if more, j := count(toks, i+m+1); j > 0 && more > n {
+				n, vague, m = (n+more)/2, true, m+1+j
+			}
+		}
 		if w(m) == "ago" || w(m) == "back" {
-			return about(now, w(k), n, k > 1 || w(0) == "several" || w(0) == "few"), m + 1
+			return about(now, w(k), n, vague), m + 1
 		}
 	}
 	// "two Fridays ago": the Friday before last

@@ -70,6 +70,13 @@ func TestParseTime(t *testing.T) {
 		{query: "what did I do last weekend before 10 April", from: day(2024, 4, 6), to: day(2024, 4, 8), text: "what did I do"},
 		{query: "the dog over the weekend after 10 April", from: day(2024, 4, 13), to: day(2024, 4, 15), text: "the dog"},
 		{query: "what did I buy a fortnight ago", from: day(2024, 4, 27), to: day(2024, 5, 5), text: "what did I buy"},
+		{query: "what did I buy in the past fortnight", from: day(2024, 5, 1), to: day(2024, 5, 16), text: "what did I buy"},
+		{query: "runs last fortnight", from: day(2024, 5, 1), to: day(2024, 5, 16), text: "runs"},
+		// a hedged distance back is vaguer: "or so", "or two", "2 or 3"
+		{query: "who called a month or so ago", from: day(2024, 3, 16), to: day(2024, 5, 16), text: "who called"},
+		{query: "the hike a week or two ago", from: day(2024, 4, 27), to: day(2024, 5, 12), text: "the hike"},
+		{query: "the tent 2 or 3 weeks ago", from: day(2024, 4, 20), to: day(2024, 5, 5), text: "the tent"},
+		{query: "which one or two ago", text: "which one or two ago"},
 		{query: "runs over the past 10 days", from: day(2024, 5, 5), to: day(2024, 5, 16), text: "runs"},
 		{query: "what's on tomorrow", from: day(2024, 5, 16), to: day(2024, 5, 17), text: "what's"},
 		{query: "the day after tomorrow", from: day(2024, 5, 17), to: day(2024, 5, 18), text: ""},
