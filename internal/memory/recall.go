@@ -50,7 +50,9 @@ func (r *Recall) Items(ctx context.Context, q prompt.Query) ([]prompt.Item, erro
 	for i, m := range q.Window {
 		inWindow = append(inWindow, m.ID)
 		if m.ID == q.Target.ID && i > 0 {
-			text = q.Window[i-1].Text + "\n" + text
+			// the message before, at most half of what a search looks for: a long answer
+			// before a short question leaves the question its own words
+			text = tellingWords(q.Window[i-1].Text, r.searcher.stop, maxWords/2) + "\n" + text
 		}
 	}
 	// Commands and the canned replies to them are not memories: ask for more than k so

@@ -376,6 +376,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		now = s.now()
 	}
 	now = now.In(s.loc)
+	q.Text = tellingWords(q.Text, s.stop, maxWords)
 	tq := TimeQuery{Text: q.Text}
 	if s.opts.SpanBoost > 0 || s.opts.ToldBoost > 0 || s.opts.DatedBoost > 0 || s.opts.RecentBoost > 0 || s.opts.AnchorBoost > 0 {
 		tq = ParseTime(q.Text, now)
@@ -564,7 +565,7 @@ func (s *Searcher) Missed(text string, now time.Time, res []Result) (span Span, 
 	if now.IsZero() {
 		now = s.now()
 	}
-	span = ParseTime(text, now.In(s.loc)).Span
+	span = ParseTime(tellingWords(text, s.stop, maxWords), now.In(s.loc)).Span
 	if span.IsZero() || span.From.After(now) {
 		return Span{}, false
 	}
@@ -583,7 +584,7 @@ func (s *Searcher) Searchable(text string, now time.Time) bool {
 	if now.IsZero() {
 		now = s.now()
 	}
-	tq := ParseTime(text, now.In(s.loc))
+	tq := ParseTime(tellingWords(text, s.stop, maxWords), now.In(s.loc))
 	return !tq.Span.IsZero() || len(tq.Anchors) > 0 || len(Terms(endUp.ReplaceAllString(tq.Text, " "), s.stop)) > 0
 }
 

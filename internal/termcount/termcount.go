@@ -6,6 +6,7 @@
 package termcount
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -18,6 +19,13 @@ const (
 	Common        = 500
 	VeryCommon    = 20000
 	RecentMatches = 500
+	// MaxRanked is how many rare terms, and how many common ones, a search ranks at
+	// most: the rarest of them. FTS5's bm25 and PostgreSQL's ts_rank weigh every term in
+	// every match, so a search's cost grows with both; a question has a few dozen words
+	// at most, its kinds' names included ("which countries" adds ninety, most of which a
+	// chat never names), but a pasted article or a long answer that an automatic recall
+	// searches by has hundreds: 3,000 words took 3.9 s over 100,000 messages.
+	MaxRanked = 48
 )
 
 // Split sorts a search's terms by counts, their matches in its scope (a count each, in
@@ -25,7 +33,8 @@ const (
 // Common), in order, and of the common ones (fewer than VeryCommon), least common first.
 // partial is true when some term is common or very common, so that not all its matches
 // are ranked. A term that matches nothing is neither: narrowing a query to it would find
-// nothing ("Havells grooming kit" with no "grooming" anywhere).
+// nothing ("Havells grooming kit" with no "grooming" anywhere). Past MaxRanked of either,
+// the more common ones are left out, and partial is true.
 func Split(counts []int64) (rare, common []int, partial bool) {
 	var commonCounts []int64
 	for i, n := range counts {
@@ -39,6 +48,16 @@ func Split(counts []int64) (rare, common []int, partial bool) {
 			j, _ := slices.BinarySearch(commonCounts, n)
 			commonCounts, common = slices.Insert(commonCounts, j, n), slices.Insert(common, j, i)
 		}
+	}
+	if len(rare) > MaxRanked {
+		// the rarest, in the terms' order
+		slices.SortStableFunc(rare, func(a, b int) int { return cmp.Compare(counts[a], counts[b]) })
+		rare = rare[:MaxRanked]
+		slices.Sort(rare)
+		partial = true
+	}
+	if len(common) > MaxRanked {
+		common = common[:MaxRanked]
 	}
 	return rare, common, partial || len(common) > 0
 }

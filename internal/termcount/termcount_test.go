@@ -57,3 +57,27 @@ func TestSplit(t *testing.T) {
 		t.Error("a very common word alone did not make the search partial")
 	}
 }
+
+// Past MaxRanked rare (or common) terms, a search ranks the rarest, in the terms' order,
+// and says it left some out.
+func TestSplitKeepsTheRarest(t *testing.T) {
+	n := termcount.MaxRanked + 10
+	counts := make([]int64, 2*n)
+	for i := range n {
+		counts[i] = int64(n - i)                        // rare: the later, the rarer
+		counts[n+i] = int64(termcount.Common + 2*n - i) // common: the later, the less common
+	}
+	rare, common, partial := termcount.Split(counts)
+	if len(rare) != termcount.MaxRanked || rare[0] != 10 || !slices.IsSorted(rare) || rare[len(rare)-1] != n-1 {
+		t.Errorf("rare = %v; want the %d rarest, %d to %d, in order", rare, termcount.MaxRanked, 10, n-1)
+	}
+	if len(common) != termcount.MaxRanked || common[0] != 2*n-1 || counts[common[len(common)-1]] >= counts[n] {
+		t.Errorf("common = %v; want the %d least common, least common first", common, termcount.MaxRanked)
+	}
+	if !partial {
+		t.Error("terms left out, and the search was not partial")
+	}
+	if rare, _, partial := termcount.Split(counts[:termcount.MaxRanked]); len(rare) != termcount.MaxRanked || partial {
+		t.Errorf("MaxRanked rare terms: %d kept, partial %v; want all, false", len(rare), partial)
+	}
+}
