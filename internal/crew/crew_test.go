@@ -313,9 +313,18 @@ func TestCommands(t *testing.T) {
 
 // TestMessageRightAfterStop: a message right after /stop starts a new cycle, but its
 // first member speaks only after the group has seen "Stopped.", though another bot sends
-// that reply and its send is slow.
+// that reply and its send is slow. Ben's model answers only once the test is over, so
+// the cycle is still under way when /stop comes (with three instant members, a busy
+// machine let the round end first).
 func TestMessageRightAfterStop(t *testing.T) {
-	r := newRig(t, team(1, "Ann", "Ben", "Cat"), map[string]reply{"Ann": speaks("Ann", 9), "Ben": speaks("Ben", 9), "Cat": speaks("Cat", 9)})
+	benGo := make(chan struct{})
+	var benOnce sync.Once
+	r := newRig(t, team(1, "Ann", "Ben", "Cat"), map[string]reply{"Ann": speaks("Ann", 9), "Cat": speaks("Cat", 9),
+		"Ben": func(_ llm.Request, n int) (string, error) {
+			<-benGo
+			return "Ben late", nil
+		}})
+	defer benOnce.Do(func() { close(benGo) })
 	r.say("@ann_bot start")
 	r.waitFor("Ben's turn", func() bool { st := r.state("team"); return st.Active && st.Next >= 1 })
 	sending, release := make(chan struct{}), make(chan struct{})

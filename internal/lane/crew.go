@@ -91,7 +91,11 @@ func (r *Runner) answerMember(ctx context.Context, t *mynah.Turn, ct CrewTurn, o
 		mctx, cancel = context.WithTimeout(mctx, ct.Timeout)
 		defer cancel()
 	}
-	steps, err := r.answer(mctx, t, o)
+	var steps []step
+	var err error
+	if !errors.Is(context.Cause(mctx), errDropped) { // not dropped before it began
+		steps, err = r.answer(mctx, t, o)
+	}
 	outcome := mynah.CrewSpoke
 	var failed memberFailed
 	switch {
@@ -130,11 +134,20 @@ var errDropped = errors.New("the crew went on without this turn")
 // Dropped tells the lanes that the crew no longer waits for member turn turnID (the
 // member was skipped with /next, the cycle stopped): a model call answering it is
 // cancelled, so the member's lane is free for what comes next instead of writing an
-// answer that would be dropped. A turn not under way here is left alone (its answer, if
-// one comes, is dropped all the same). It never blocks.
+// answer that would be dropped. A turn queued here but not begun is remembered and
+// cancelled as it begins, before its model is asked: a /next right after the member's
+// turn came up left the lane to ask the model anyway, and to wait for an answer the
+// crew would drop (with a model that never answered, the member's next turns waited
+// behind it). It never blocks.
 func (r *Runner) Dropped(turnID int64) {
 	r.membersMu.Lock()
 	drop := r.members[turnID]
+	if drop == nil {
+		if r.dropped == nil || len(r.dropped) >= maxDropped {
+			r.dropped = map[int64]bool{} // turns of another process, or long gone
+		}
+		r.dropped[turnID] = true
+	}
 	r.membersMu.Unlock()
 	if drop != nil {
 		r.log.Info("crew member's turn dropped: the cycle went on without it", "turn", turnID)
@@ -142,12 +155,22 @@ func (r *Runner) Dropped(turnID int64) {
 	}
 }
 
-// memberRunning records the cancel of member turn turnID under way; nil: it is over.
+// maxDropped is how many turns dropped before they began Runner remembers at most.
+const maxDropped = 256
+
+// memberRunning records the cancel of member turn turnID under way; nil: it is over. A
+// turn dropped before it began is cancelled at once.
 func (r *Runner) memberRunning(turnID int64, drop context.CancelCauseFunc) {
 	r.membersMu.Lock()
 	defer r.membersMu.Unlock()
 	if drop == nil {
 		delete(r.members, turnID)
+		return
+	}
+	if r.dropped[turnID] {
+		delete(r.dropped, turnID)
+		r.log.Info("crew member's turn dropped before it began: the cycle went on without it", "turn", turnID)
+		drop(errDropped)
 		return
 	}
 	if r.members == nil {

@@ -171,6 +171,7 @@ type Runner struct {
 
 	membersMu sync.Mutex
 	members   map[int64]context.CancelCauseFunc // crew members' turns under way (Dropped)
+	dropped   map[int64]bool                    // crew members' turns dropped before they began
 }
 
 // New returns a Runner; it does no I/O. agent needs a model (Models, or Model).
